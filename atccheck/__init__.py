@@ -1,0 +1,38 @@
+"""atccheck: check and fix ONNX models for Huawei Ascend ATC conversion, without CANN.
+
+Library use::
+
+    import atccheck
+    report = atccheck.check("model.onnx", soc="Ascend310P3", cann="8.0")
+    outcome = atccheck.fix("model.onnx", soc="Ascend310P3")
+
+Heavy packages (onnx, onnxruntime, onnxsim) are imported on first use, not on import.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "check", "fix", "Report", "Finding", "Severity", "FixOutcome"]
+
+_LAZY = {
+    "check": ("atccheck.engine", "check"),
+    "Report": ("atccheck.report", "Report"),
+    "Finding": ("atccheck.findings", "Finding"),
+    "Severity": ("atccheck.findings", "Severity"),
+    "fix": ("atccheck.fixer", "fix"),
+    "FixOutcome": ("atccheck.fixer", "FixOutcome"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'atccheck' has no attribute {name!r}")

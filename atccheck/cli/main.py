@@ -1,0 +1,22 @@
+"""Entry point of the ``atccheck`` command."""
+
+from __future__ import annotations
+
+import click
+
+from atccheck import __version__
+from atccheck.cli.check import check_command
+from atccheck.cli.targets import targets_command
+
+# Each subcommand lives in its own module; add new ones here.
+COMMANDS = [check_command, targets_command]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="atccheck")
+def main() -> None:
+    """Check and fix ONNX models for Huawei Ascend ATC conversion, without CANN."""
+
+
+for _command in COMMANDS:
+    main.add_command(_command)

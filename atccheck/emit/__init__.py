@@ -1,0 +1,23 @@
+"""Report renderers: one module per output format, each with ``render(reports, **options) -> str``."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Sequence
+
+from atccheck.report import Report
+
+# format name -> module in this package. Each module defines render(reports, **options) -> str.
+FORMATS: dict[str, str] = {
+    "text": "text",
+    "json": "json_report",
+}
+
+
+def renderer(name: str) -> Callable[..., str]:
+    module = importlib.import_module(f"{__name__}.{FORMATS[name]}")
+    return module.render
+
+
+def render(name: str, reports: Sequence[Report], **options: Any) -> str:
+    return renderer(name)(reports, **options)

@@ -1,0 +1,106 @@
+"""Text for people: findings grouped by rule, then by op type and message, with counts.
+
+Identical findings on many nodes (a model whose opset is beyond the profile, say) collapse
+into one line with the first few node names and a count. Colour only when asked (the CLI
+asks when stdout is a terminal).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import click
+
+from atccheck.findings import Finding, Severity
+from atccheck.report import Report
+
+COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+SHOWN_NODES = 5
+
+
+def _style(text: str, color: bool, **kwargs: Any) -> str:
+    return click.style(text, **kwargs) if color else text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def render_one(report: Report, *, color: bool = False, verbose: bool = False, fail_on: str = "error") -> str:
+    lines: list[str] = []
+    head = f"{report.model}: {report.target.describe()}, {_plural(report.node_count, 'node')}"
+    lines.append(_style(head, color, bold=True))
+    groups = report.by_rule()
+    order = sorted(groups.items(), key=lambda kv: (-max(f.severity.rank for f in kv[1]), kv[1][0].code))
+    for name, findings in order:
+        severity = max((f.severity for f in findings), key=lambda s: s.rank)
+        first = findings[0]
+        title = f"{severity.value:<7} {first.code} {name} ({len(findings)})"
+        lines.append("")
+        lines.append(_style(title, color, fg=COLOURS[severity], bold=True))
+        for group in _group(findings):
+            lines.extend(_render_group(group, color=color, verbose=verbose))
+    lines.append("")
+    lines.extend(_shape_lines(report))
+    counts = report.counts()
+    verdict = "fails" if report.fails(fail_on) else "passes"
+    summary = (
+        f"{_plural(counts['error'], 'error')}, {_plural(counts['warning'], 'warning')}, "
+        f"{counts['info']} info: {verdict} --fail-on {fail_on}"
+    )
+    lines.append(_style(summary, color, bold=True))
+    return "\n".join(lines) + "\n"
+
+
+def _group(findings: list[Finding]) -> list[list[Finding]]:
+    groups: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.severity, f.location.op_type, f.message, f.hint), []).append(f)
+    return list(groups.values())
+
+
+def _render_group(group: list[Finding], *, color: bool, verbose: bool) -> list[str]:
+    first = group[0]
+    out = [f"  {_style(first.severity.value, color, fg=COLOURS[first.severity])}: {first.message}"]
+    nodes = [f.location.node for f in group if f.location.node]
+    if nodes:
+        shown = nodes if verbose else nodes[:SHOWN_NODES]
+        more = len(nodes) - len(shown)
+        graphs = sorted({f.location.graph for f in group})
+        if graphs == ["main"]:
+            where = ""
+        elif len(graphs) == 1:
+            where = f" in {graphs[0]}"
+        else:
+            where = f" in {len(graphs)} graphs"
+        out.append(f"    nodes{where}: {', '.join(shown)}" + (f" (+{more} more)" if more else ""))
+    extras = []
+    if first.atc_error:
+        extras.append(f"ATC {first.atc_error}")
+    if first.fix.pass_name != "manual":
+        safety = "safe" if first.fix.safe else "unsafe"
+        extras.append(f"fix: {first.fix.pass_name} ({safety})")
+    else:
+        extras.append("fix: manual")
+    out.append("    " + " | ".join(extras))
+    out.append(f"    hint: {first.hint}")
+    if verbose:
+        out.append(f"    source: {first.source}")
+    return out
+
+
+def _shape_lines(report: Report) -> list[str]:
+    lines = []
+    shapes = report.shapes
+    if shapes.symbolic_inputs:
+        dims = ", ".join(f"{d.input}[{d.axis}]={d.dim or '?'}" for d in shapes.symbolic_inputs)
+        lines.append(f"symbolic input dims: {dims}")
+    if shapes.unknown_values:
+        lines.append(f"values with unknown or symbolic shape after inference: {shapes.unknown_values}")
+    if shapes.inference_error:
+        lines.append(f"shape inference stopped early: {shapes.inference_error}")
+    return lines
+
+
+def render(reports: Sequence[Report], *, color: bool = False, verbose: bool = False, fail_on: str = "error", **_: Any) -> str:
+    return "\n".join(render_one(r, color=color, verbose=verbose, fail_on=fail_on) for r in reports)

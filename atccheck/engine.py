@@ -1,0 +1,191 @@
+"""Run the rules over a model: load once, infer shapes once, walk the graph once per target."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from atccheck.context import CheckContext, NodeContext
+from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.model.graph import GraphIndex
+from atccheck.model.loading import LoadedModel, load_model
+from atccheck.model.shapes import (
+    ShapeIndex,
+    infer_shapes,
+    parse_input_shapes,
+    validate_input_shapes,
+)
+from atccheck.report import Report, ShapeSummary, SymbolicDim
+from atccheck.rules import Rule, all_rules
+from atccheck.tables import AI_ONNX, Tables, tables
+from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target, resolve_target
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+InputShapes = Mapping[str, Sequence[int]]
+STANDARD_DOMAINS = ("", AI_ONNX)
+
+
+@dataclass
+class Prepared:
+    """A loaded model with its shapes inferred: everything target-independent."""
+
+    loaded: LoadedModel
+    shapes: ShapeIndex
+    graph: GraphIndex
+    input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+def as_input_shapes(value: str | InputShapes | None) -> dict[str, tuple[int, ...]]:
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return parse_input_shapes(value)
+    return {name: tuple(int(d) for d in dims) for name, dims in value.items()}
+
+
+def prepare(
+    source: "str | os.PathLike[str] | onnx.ModelProto | LoadedModel",
+    input_shapes: str | InputShapes | None = None,
+) -> Prepared:
+    loaded = source if isinstance(source, LoadedModel) else load_model(source)
+    shapes_override = as_input_shapes(input_shapes)
+    validate_input_shapes(loaded.model, shapes_override)
+    shapes = infer_shapes(loaded.model, shapes_override)
+    return Prepared(loaded=loaded, shapes=shapes, graph=GraphIndex(loaded.model), input_shapes=shapes_override)
+
+
+def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterable[str] | None) -> bool:
+    """Select/ignore by code or name; a prefix ('AC1', 'dynamic-') matches every rule it starts."""
+
+    def matches(patterns: Iterable[str]) -> bool:
+        return any(rule.code.startswith(p.upper()) or rule.name.startswith(p.lower()) for p in patterns)
+
+    if select and not matches(select):
+        return False
+    return not (ignore and matches(ignore))
+
+
+INTERNAL_ERROR_CODE = "AC000"
+
+
+def _internal_error(rule: type[Rule], where: Location, exc: Exception) -> Finding:
+    return Finding(
+        code=INTERNAL_ERROR_CODE,
+        name="internal-error",
+        severity=Severity.INFO,
+        message=f"rule {rule.name} could not run here: {type(exc).__name__}: {exc}",
+        location=where,
+        hint="report this model to the atccheck maintainers; the other rules ran",
+        fix=FixSuggestion.manual(),
+        source="atccheck",
+    )
+
+
+def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
+    instances = [rule() for rule in rules]
+    findings: list[Finding] = []
+    for rule in instances:
+        try:
+            findings.extend(rule.check_model(ctx))
+        except Exception as exc:  # a broken rule must not hide the others
+            findings.append(_internal_error(type(rule), Location(), exc))
+    every_node = [r for r in instances if r.op_types is None]
+    by_op: dict[str, list[Rule]] = {}
+    for rule in instances:
+        for op in rule.op_types or ():
+            by_op.setdefault(op, []).append(rule)
+    for gnode in ctx.graph.nodes:
+        node = NodeContext(gnode, ctx)
+        chosen = list(every_node)
+        if gnode.domain in STANDARD_DOMAINS:
+            chosen += by_op.get(gnode.op_type, [])
+        for rule in chosen:
+            try:
+                findings.extend(rule.check_node(node))
+            except Exception as exc:
+                findings.append(_internal_error(type(rule), node.location, exc))
+    return findings
+
+
+def shape_summary(prepared: Prepared) -> ShapeSummary:
+    symbolic = []
+    for name in prepared.graph.real_inputs:
+        info = prepared.shapes.get(name)
+        if info is None or info.shape is None:
+            continue
+        for axis, dim in enumerate(info.shape):
+            if not isinstance(dim, int):
+                symbolic.append(SymbolicDim(name, axis, dim))
+    unknown = []
+    for gnode in prepared.graph.nodes:
+        for out in gnode.node.output:
+            if not out:
+                continue
+            info = prepared.shapes.get(out)
+            if info is None or not info.is_static:
+                unknown.append(out)
+    return ShapeSummary(
+        symbolic_inputs=tuple(symbolic),
+        unknown_values=len(unknown),
+        first_unknown=tuple(unknown[:5]),
+        inference_error=prepared.shapes.error,
+    )
+
+
+def check_prepared(
+    prepared: Prepared,
+    target: Target,
+    *,
+    tbl: Tables | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Report:
+    tbl = tbl or tables()
+    ctx = CheckContext(
+        prepared.loaded,
+        prepared.shapes,
+        target,
+        tbl,
+        input_shapes=prepared.input_shapes,
+        options=options,
+        graph=prepared.graph,
+    )
+    select = list(select or ())
+    ignore = list(ignore or ())
+    rules = [r for r in all_rules() if rule_selected(r, select, ignore)]
+    findings = run_rules(ctx, rules)
+    return Report(
+        model=prepared.loaded.display_name,
+        target=target,
+        findings=findings,
+        shapes=shape_summary(prepared),
+        node_count=len(prepared.graph.nodes),
+        opset_imports=dict(ctx.opset_imports),
+        input_shapes=dict(prepared.input_shapes),
+    )
+
+
+def check(
+    model: "str | os.PathLike[str] | onnx.ModelProto",
+    soc: str,
+    cann: str = DEFAULT_PROFILE,
+    input_shapes: str | InputShapes | None = None,
+    precision_mode: str = DEFAULT_PRECISION_MODE,
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    device_memory: int | None = None,
+) -> Report:
+    """Check a model (path or ModelProto) for one chip; never reads external weights.
+
+    Raises :class:`atccheck.errors.InputError` for an unreadable model and
+    :class:`atccheck.errors.UsageError` for option values atccheck cannot use.
+    """
+    target = resolve_target(soc, cann, precision_mode)
+    prepared = prepare(model, input_shapes)
+    options = {"device_memory": device_memory} if device_memory else None
+    return check_prepared(prepared, target, select=select, ignore=ignore, options=options)

@@ -1,0 +1,51 @@
+"""Which ``atccheck fix`` pass removes which finding: data shared by rules (to suggest) and fix.
+
+Keys are (rule name, op type); op type None means any node of that rule. Values are
+(pass name, safe). Rules read this to attach a FixSuggestion; they never run passes.
+"""
+
+from __future__ import annotations
+
+from atccheck.findings import FixSuggestion
+
+CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
+    ("opset-not-registered", None): ("convert-opset", True),
+    ("multiple-opset-imports", None): ("single-opset-import", True),
+    ("custom-domain-op", None): ("single-opset-import", True),
+    ("duplicate-node-name", None): ("rename-duplicate-nodes", True),
+    ("dynamic-input-shape", None): ("make-inputs-static", True),
+    ("dynamic-shape-unsupported", None): ("simplify", True),
+    ("non-constant-input", None): ("simplify", True),
+    ("kernel-out-of-range", "Conv"): ("split-large-kernel-conv", True),
+    ("reduce-without-axes", None): ("explicit-reduce-axes", True),
+    ("unsupported-op", "Gelu"): ("decompose-gelu", True),
+    ("unsupported-op", "LayerNormalization"): ("decompose-layer-normalization", True),
+    ("unsupported-op", "GroupNormalization"): ("decompose-group-normalization", True),
+    ("unsupported-op", "Mish"): ("decompose-mish", True),
+    ("unsupported-op", "HardSwish"): ("decompose-hard-swish", True),
+    ("unsupported-op", "HardSigmoid"): ("decompose-hard-sigmoid", True),
+    ("unsupported-op", "Einsum"): ("decompose-einsum", True),
+    ("opset-not-registered", "LayerNormalization"): ("decompose-layer-normalization", True),
+    ("opset-not-registered", "Einsum"): ("decompose-einsum", True),
+    ("attr-out-of-range", "Einsum"): ("decompose-einsum", True),
+    ("unsupported-op", "Loop"): ("unroll-loop", False),
+}
+
+CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
+    "FastGelu": ("decompose-contrib-fast-gelu", True),
+    "BiasGelu": ("decompose-contrib-bias-gelu", True),
+    "QuickGelu": ("decompose-contrib-quick-gelu", True),
+    "SkipLayerNormalization": ("decompose-contrib-skip-layer-normalization", True),
+}
+
+
+def suggest(rule: str, op_type: str | None = None, domain: str = "") -> FixSuggestion:
+    """The pass that fixes a finding of this rule on this op, or ``manual``."""
+    if domain == "com.microsoft" and op_type in CONTRIB_DECOMPOSITIONS:
+        name, safe = CONTRIB_DECOMPOSITIONS[op_type]
+        return FixSuggestion(name, safe)
+    for key in ((rule, op_type), (rule, None)):
+        if key in CATALOG:
+            name, safe = CATALOG[key]
+            return FixSuggestion(name, safe)
+    return FixSuggestion.manual()

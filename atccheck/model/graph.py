@@ -1,0 +1,195 @@
+"""Walking a model's graphs (subgraphs included) and knowing which values are constants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from atccheck.findings import ROOT_GRAPH
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import onnx
+
+# Constants up to this many elements are materialised as arrays for rules that read values.
+SMALL_CONSTANT_ELEMENTS = 4096
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A node and where it sits: graph path and position in that graph."""
+
+    node: "onnx.NodeProto"
+    graph: str
+    index: int
+
+    @property
+    def op_type(self) -> str:
+        return self.node.op_type
+
+    @property
+    def domain(self) -> str:
+        return self.node.domain
+
+    @property
+    def label(self) -> str:
+        """The node's name, or ATC-style ``<OpType>_<n>`` for an unnamed node."""
+        return self.node.name or f"{self.node.op_type}_{self.index}"
+
+
+def iter_nodes(graph: "onnx.GraphProto", path: str = ROOT_GRAPH) -> Iterator[GraphNode]:
+    """Every node, depth first: a node, then the nodes of its subgraph attributes."""
+    import onnx
+
+    for index, node in enumerate(graph.node):
+        yield GraphNode(node, path, index)
+        for attr in node.attribute:
+            label = node.name or f"{node.op_type}_{index}"
+            if attr.type == onnx.AttributeProto.GRAPH:
+                yield from iter_nodes(attr.g, f"{path}/{label}:{attr.name}")
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for k, sub in enumerate(attr.graphs):
+                    yield from iter_nodes(sub, f"{path}/{label}:{attr.name}[{k}]")
+
+
+def attribute_values(node: "onnx.NodeProto") -> dict[str, Any]:
+    """Attributes as Python values (graphs and tensors left as protos)."""
+    import onnx
+
+    values = {}
+    for attr in node.attribute:
+        if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+            values[attr.name] = attr.g if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+        else:
+            value = onnx.helper.get_attribute_value(attr)
+            if isinstance(value, bytes):
+                value = value.decode("utf-8", errors="replace")
+            elif isinstance(value, list) and value and isinstance(value[0], bytes):
+                value = [v.decode("utf-8", errors="replace") for v in value]
+            values[attr.name] = value
+    return values
+
+
+class GraphIndex:
+    """Producers, consumers and constants of every named value in the model."""
+
+    def __init__(self, model: "onnx.ModelProto") -> None:
+        self.model = model
+        self.nodes: list[GraphNode] = list(iter_nodes(model.graph))
+        self.producer: dict[str, GraphNode] = {}
+        self.consumers: dict[str, list[GraphNode]] = {}
+        for gnode in self.nodes:
+            for name in gnode.node.output:
+                if name:
+                    self.producer[name] = gnode
+            for name in gnode.node.input:
+                if name:
+                    self.consumers.setdefault(name, []).append(gnode)
+        self.initializers: dict[str, "onnx.TensorProto"] = {}
+        self._collect_initializers(model.graph)
+        self.graph_inputs = {i.name for i in model.graph.input}
+        self._fold_memo: dict[object, dict[str, bool]] = {}
+        self.graph_outputs = [o.name for o in model.graph.output]
+
+    def _collect_initializers(self, graph: "onnx.GraphProto") -> None:
+        import onnx
+
+        for tensor in graph.initializer:
+            self.initializers[tensor.name] = tensor
+        for node in graph.node:
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    self._collect_initializers(attr.g)
+                elif attr.type == onnx.AttributeProto.GRAPHS:
+                    for sub in attr.graphs:
+                        self._collect_initializers(sub)
+
+    @cached_property
+    def real_inputs(self) -> list[str]:
+        """Root graph inputs that are not initializer-backed (ATC's Data nodes)."""
+        return [i.name for i in self.model.graph.input if i.name not in self.initializers]
+
+    def is_constant(self, name: str) -> bool:
+        """An initializer (ATC makes initializer-backed inputs constants too) or a Constant's output."""
+        if name in self.initializers:
+            return True
+        producer = self.producer.get(name)
+        return producer is not None and producer.op_type in ("Constant",) and producer.domain in ("", "ai.onnx")
+
+    def const_value(self, name: str) -> "np.ndarray | None":
+        """The value of a small constant, or None (large, external, or not a constant)."""
+        import onnx
+        from onnx import numpy_helper
+
+        tensor = self.initializers.get(name)
+        if tensor is None:
+            producer = self.producer.get(name)
+            if producer is None or producer.op_type != "Constant":
+                return None
+            for attr in producer.node.attribute:
+                if attr.type == onnx.AttributeProto.TENSOR:
+                    tensor = attr.t
+                    break
+                value = onnx.helper.get_attribute_value(attr)
+                import numpy as np
+
+                if attr.name in ("value_int", "value_float"):
+                    return np.array(value)
+                if attr.name in ("value_ints", "value_floats"):
+                    return np.array(value)
+                return None
+            if tensor is None:
+                return None
+        count = 1
+        for d in tensor.dims:
+            count *= d
+        if count > SMALL_CONSTANT_ELEMENTS or tensor.data_location == onnx.TensorProto.EXTERNAL:
+            return None
+        try:
+            return numpy_helper.to_array(tensor)
+        except Exception:  # malformed payloads: treat as unknown
+            return None
+
+    def is_foldable(self, name: str, static: "Callable[[str], bool] | None" = None) -> bool:
+        """Computable before run time: from constants only, or from shapes known to be static.
+
+        ``static(name)`` says whether a value's shape is fully known, which makes the output of
+        a Shape or Size node reading it a constant too.
+        """
+        memo = self._fold_memo.setdefault(static, {})
+        stack: list[tuple[str, bool]] = [(name, False)]
+        while stack:
+            current, expanded = stack.pop()
+            if current in memo:
+                continue
+            terminal, deps = self._fold_step(current, static)
+            if terminal is not None:
+                memo[current] = terminal
+            elif expanded:
+                memo[current] = all(memo[d] for d in deps)
+            else:
+                stack.append((current, True))
+                stack.extend((d, False) for d in deps if d not in memo)
+        return memo[name]
+
+    def _fold_step(self, name: str, static: "Callable[[str], bool] | None") -> tuple[bool | None, list[str]]:
+        """(answer, []) when the answer needs no inputs, else (None, inputs to decide first)."""
+        import onnx
+
+        if self.is_constant(name):
+            return True, []
+        producer = self.producer.get(name)
+        if producer is None or producer.op_type in NONDETERMINISTIC_OPS:
+            return False, []  # a graph input, an outer-scope value, or random
+        if producer.op_type in ("Shape", "Size") and static is not None:
+            return bool(producer.node.input) and static(producer.node.input[0]), []
+        subgraph = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+        if any(attr.type in subgraph for attr in producer.node.attribute):  # control flow
+            return False, []
+        return None, [i for i in producer.node.input if i]
+
+
+NONDETERMINISTIC_OPS = frozenset(
+    {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli"}
+)

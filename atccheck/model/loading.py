@@ -1,0 +1,213 @@
+"""Load an ONNX model for checking: the graph and initializer metadata, never external weights.
+
+``load_model`` reads the protobuf with ``load_external_data=False``. External-data
+locations are validated as strings (they must stay inside the model's folder) but the
+files are never opened, so ``check`` gives the same report with the weights deleted.
+Anything that is not a usable ONNX model raises :class:`InputError` with one line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from atccheck.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+
+@dataclass(frozen=True)
+class ExternalTensor:
+    name: str
+    location: str
+    offset: int | None
+    length: int | None
+    nbytes: int  # from dims x element size, so the data file is never needed
+
+
+@dataclass
+class LoadedModel:
+    """A parsed model plus what atccheck knows about its files."""
+
+    model: "onnx.ModelProto"
+    path: Path | None = None
+    file_size: int | None = None
+    external: tuple[ExternalTensor, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def display_name(self) -> str:
+        return str(self.path) if self.path is not None else (self.model.graph.name or "<model>")
+
+    @property
+    def external_bytes(self) -> int:
+        return sum(t.nbytes for t in self.external)
+
+    @property
+    def base_dir(self) -> Path | None:
+        return self.path.parent if self.path is not None else None
+
+
+def element_size(data_type: int) -> int:
+    """Bytes per element of an ONNX TensorProto data type (strings count as 0)."""
+    import onnx
+
+    if data_type in (onnx.TensorProto.STRING, onnx.TensorProto.UNDEFINED):
+        return 0
+    np_type = onnx.helper.tensor_dtype_to_np_dtype(data_type)
+    size = np_type.itemsize
+    if data_type in (onnx.TensorProto.INT4, onnx.TensorProto.UINT4):
+        return 1  # packed two per byte; rounding up is fine for budgets
+    return int(size)
+
+
+def tensor_nbytes(tensor: "onnx.TensorProto") -> int:
+    count = 1
+    for d in tensor.dims:
+        count *= int(d)
+    return count * element_size(tensor.data_type)
+
+
+def iter_graph_tensors(graph: "onnx.GraphProto") -> Iterator["onnx.TensorProto"]:
+    """Initializers and Constant/attribute tensors of a graph and all its subgraphs."""
+    import onnx
+
+    yield from graph.initializer
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.TENSOR:
+                yield attr.t
+            elif attr.type == onnx.AttributeProto.TENSORS:
+                yield from attr.tensors
+            elif attr.type == onnx.AttributeProto.GRAPH:
+                yield from iter_graph_tensors(attr.g)
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    yield from iter_graph_tensors(sub)
+
+
+def external_tensors(model: "onnx.ModelProto", base_dir: Path | None, display: str) -> tuple[ExternalTensor, ...]:
+    """External-data records of every tensor, with their locations checked to stay in base_dir."""
+    import onnx
+
+    found = []
+    for tensor in iter_graph_tensors(model.graph):
+        if tensor.data_location != onnx.TensorProto.EXTERNAL:
+            continue
+        info = {entry.key: entry.value for entry in tensor.external_data}
+        location = info.get("location")
+        if not location:
+            raise InputError(display, f"tensor '{tensor.name}' has external data without a location")
+        check_location(location, base_dir, display)
+        offset = _int_or_none(info.get("offset"), display, tensor.name, "offset")
+        length = _int_or_none(info.get("length"), display, tensor.name, "length")
+        found.append(ExternalTensor(tensor.name, location, offset, length, tensor_nbytes(tensor)))
+    return tuple(found)
+
+
+def _int_or_none(text: str | None, display: str, name: str, key: str) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise InputError(display, f"tensor '{name}' has a non-numeric external-data {key} '{text}'") from None
+    if value < 0:
+        raise InputError(display, f"tensor '{name}' has a negative external-data {key}")
+    return value
+
+
+def check_location(location: str, base_dir: Path | None, display: str) -> None:
+    """Refuse external-data locations that are absolute or leave the model's folder."""
+    pure = Path(location)
+    if pure.is_absolute() or location.startswith(("/", "\\")) or (len(location) > 1 and location[1] == ":"):
+        raise InputError(display, f"external data location '{location}' is an absolute path; it must be relative to the model's folder")
+    if any(part == ".." for part in pure.parts) or "\x00" in location:
+        raise InputError(display, f"external data location '{location}' leaves the model's folder")
+    if base_dir is not None:
+        root = os.path.realpath(base_dir)
+        target = os.path.realpath(os.path.join(root, location))
+        if os.path.commonpath([root, target]) != root:
+            raise InputError(display, f"external data location '{location}' resolves outside the model's folder")
+
+
+def validate_structure(model: "onnx.ModelProto", display: str) -> None:
+    """The checks that make a protobuf an ONNX model atccheck can reason about."""
+    if model.ir_version <= 0 and not model.opset_import:
+        raise InputError(display, "not an ONNX model (no ir_version, no opset_import)")
+    if not model.HasField("graph"):
+        raise InputError(display, "not an ONNX model: it has no graph (ATC: E16004)")
+    if not model.graph.node and not model.graph.output:
+        raise InputError(display, "the graph is empty: no nodes and no outputs")
+    _check_defined(model.graph, set(), display)
+
+
+def _check_defined(graph: "onnx.GraphProto", outer: set[str], display: str) -> None:
+    import onnx
+
+    known = set(outer)
+    known.update(i.name for i in graph.input)
+    known.update(t.name for t in graph.initializer)
+    known.update(t.values.name for t in graph.sparse_initializer)
+    for node in graph.node:
+        known.update(o for o in node.output if o)
+    for node in graph.node:
+        for name in node.input:
+            if name and name not in known:
+                label = node.name or node.op_type
+                raise InputError(display, f"invalid graph: node '{label}' reads '{name}', which nothing defines")
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                _check_defined(attr.g, known, display)
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    _check_defined(sub, known, display)
+    for out in graph.output:
+        if out.name not in known:
+            raise InputError(display, f"invalid graph: output '{out.name}' is not produced by any node")
+
+
+def load_model(source: "str | os.PathLike[str] | onnx.ModelProto") -> LoadedModel:
+    """Parse a model file (or take a ModelProto) without reading external weights."""
+    import onnx
+
+    if isinstance(source, onnx.ModelProto):
+        display = source.graph.name or "<model>"
+        validate_structure(source, display)
+        return LoadedModel(model=source, external=external_tensors(source, None, display))
+
+    path = Path(source)
+    display = str(path)
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        raise InputError(display, "no such file") from None
+    except OSError as exc:
+        raise InputError(display, f"cannot read: {exc.strerror or exc}") from None
+    if path.is_dir():
+        raise InputError(display, "is a directory, not a model file")
+    if stat.st_size == 0:
+        raise InputError(display, "empty file (ATC: E13015)")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(display, f"cannot read: {exc.strerror or exc}") from None
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except Exception:  # protobuf raises DecodeError (and others on some backends)
+        limit = 2**31 - 1
+        if stat.st_size > limit:
+            raise InputError(display, f"{stat.st_size} bytes is over ATC's single-file limit of {limit} bytes (E13015) and could not be parsed; save the model with external data") from None
+        raise InputError(display, "not an ONNX model, or truncated (protobuf parse failed; ATC: E13005)") from None
+    del data
+    validate_structure(model, display)
+    return LoadedModel(
+        model=model,
+        path=path,
+        file_size=stat.st_size,
+        external=external_tensors(model, path.parent, display),
+    )

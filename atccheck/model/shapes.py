@@ -1,0 +1,238 @@
+"""Shape and dtype inference on a weight-free copy of the model.
+
+The copy keeps every node and every small initializer (shape constants and the like), and
+turns each large initializer into a graph input of the same type and shape, so inference
+sees the shapes without the weights ever being copied. ``--input-shape`` overrides are
+applied to the copy's inputs before inference.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator, Mapping, Union
+
+from atccheck.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+Dim = Union[int, str, None]  # a size, a symbol (dim_param), or unknown
+Shape = tuple[Dim, ...]
+
+# Initializers up to this many elements stay in the copy, so inference can read shape constants.
+SMALL_INITIALIZER_ELEMENTS = 4096
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    elem_type: int  # onnx.TensorProto data type, 0 when unknown
+    shape: Shape | None  # None: rank unknown
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    @property
+    def is_static(self) -> bool:
+        return self.shape is not None and all(isinstance(d, int) and d >= 0 for d in self.shape)
+
+    @property
+    def dtype_name(self) -> str | None:
+        return dtype_name(self.elem_type)
+
+
+def dtype_name(elem_type: int) -> str | None:
+    """ONNX data type number to the table spelling (float32, int64, ...)."""
+    import onnx
+
+    if not elem_type:
+        return None
+    name = onnx.TensorProto.DataType.Name(elem_type).lower()
+    return {"float": "float32", "double": "float64"}.get(name, name)
+
+
+@dataclass
+class ShapeIndex:
+    """Inferred type and shape of every named value the inference could reach."""
+
+    values: dict[str, TensorInfo] = field(default_factory=dict)
+    error: str | None = None  # why inference failed or was partial, if it did
+
+    def get(self, name: str) -> TensorInfo | None:
+        return self.values.get(name)
+
+
+# --------------------------------------------------------------------------- --input-shape
+
+
+def parse_input_shapes(text: str | None) -> dict[str, tuple[int, ...]]:
+    """Parse ATC-style ``"a:1,3,224,224;b:1,128"``; a scalar is ``"name:"``; -1 keeps a dim dynamic."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    if not text:
+        return shapes
+    for entry in text.split(";"):
+        entry = entry.strip()
+        if not entry:
+            continue
+        if ":" not in entry:
+            raise UsageError(f"--input-shape entry '{entry}' needs the form name:d0,d1,...")
+        name, _, dims = entry.rpartition(":")
+        name = name.strip()
+        if not name:
+            raise UsageError(f"--input-shape entry '{entry}' has no input name")
+        values: list[int] = []
+        for part in filter(None, (p.strip() for p in dims.split(","))):
+            if not re.fullmatch(r"-?\d+", part):
+                raise UsageError(f"--input-shape '{name}': '{part}' is not an integer dimension")
+            value = int(part)
+            if value == 0 or value < -1:
+                raise UsageError(f"--input-shape '{name}': dimensions must be positive (or -1 to keep one dynamic)")
+            values.append(value)
+        if name in shapes:
+            raise UsageError(f"--input-shape names '{name}' twice")
+        shapes[name] = tuple(values)
+    return shapes
+
+
+def graph_inputs(model: "onnx.ModelProto") -> list["onnx.ValueInfoProto"]:
+    """Graph inputs that are real inputs (not initializer-backed constants)."""
+    init = {t.name for t in model.graph.initializer}
+    return [i for i in model.graph.input if i.name not in init]
+
+
+def validate_input_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]) -> None:
+    """Names and ranks must match the model's inputs, as ATC demands (E10016, E10049)."""
+    inputs = {i.name: i for i in graph_inputs(model)}
+    for name, dims in shapes.items():
+        if name not in inputs:
+            known = ", ".join(inputs) or "none"
+            raise UsageError(f"--input-shape names '{name}', which is not a model input (inputs: {known}) (ATC: E10016)")
+        tensor_type = inputs[name].type.tensor_type
+        if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(dims):
+            raise UsageError(
+                f"--input-shape '{name}' has rank {len(dims)} but the model input has rank "
+                f"{len(tensor_type.shape.dim)} (ATC: E10049)"
+            )
+
+
+# --------------------------------------------------------------------------- inference
+
+
+def type_info(value_type: "onnx.TypeProto") -> TensorInfo | None:
+    if value_type.WhichOneof("value") != "tensor_type":
+        return None
+    tensor_type = value_type.tensor_type
+    if not tensor_type.HasField("shape"):
+        return TensorInfo(tensor_type.elem_type, None)
+    dims: list[Dim] = []
+    for d in tensor_type.shape.dim:
+        which = d.WhichOneof("value")
+        if which == "dim_value":
+            dims.append(int(d.dim_value))
+        elif which == "dim_param" and d.dim_param:
+            dims.append(d.dim_param)
+        else:
+            dims.append(None)
+    return TensorInfo(tensor_type.elem_type, tuple(dims))
+
+
+def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]) -> "onnx.ModelProto":
+    """A weight-free copy for inference: large initializers become typed graph inputs."""
+    import onnx
+
+    copy = onnx.ModelProto()
+    copy.ir_version = max(model.ir_version, 4)
+    copy.opset_import.extend(model.opset_import)
+    copy.functions.extend(model.functions)
+    graph = copy.graph
+    graph.name = model.graph.name
+    graph.node.extend(model.graph.node)
+    graph.output.extend(model.graph.output)
+    graph.value_info.extend(model.graph.value_info)
+    listed = set()
+    for vi in model.graph.input:
+        listed.add(vi.name)
+        new = graph.input.add()
+        new.CopyFrom(vi)
+        if vi.name in shapes:
+            _set_dims(new, shapes[vi.name])
+    for tensor in model.graph.initializer:
+        count = 1
+        for d in tensor.dims:
+            count *= d
+        inline = tensor.data_location != onnx.TensorProto.EXTERNAL
+        if inline and count <= SMALL_INITIALIZER_ELEMENTS:
+            graph.initializer.append(tensor)
+        elif tensor.name not in listed:
+            vi = graph.input.add()
+            vi.name = tensor.name
+            vi.type.tensor_type.elem_type = tensor.data_type
+            shape = vi.type.tensor_type.shape
+            for d in tensor.dims:
+                shape.dim.add().dim_value = d
+    return copy
+
+
+def _set_dims(value_info: "onnx.ValueInfoProto", dims: tuple[int, ...]) -> None:
+    shape = value_info.type.tensor_type.shape
+    for index, size in enumerate(dims):
+        if index >= len(shape.dim):
+            shape.dim.add()
+        dim = shape.dim[index]
+        if size > 0:
+            dim.dim_value = size
+        else:
+            dim.ClearField("dim_value")
+            dim.dim_param = dim.dim_param or f"{value_info.name}_dim{index}"
+
+
+def _collect(graph: "onnx.GraphProto", out: dict[str, TensorInfo]) -> None:
+    import onnx
+
+    for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
+        info = type_info(vi.type)
+        if info is not None and (vi.name not in out or out[vi.name].shape is None):
+            out[vi.name] = info
+    for tensor in graph.initializer:
+        out.setdefault(tensor.name, TensorInfo(tensor.data_type, tuple(int(d) for d in tensor.dims)))
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                _collect(attr.g, out)
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    _collect(sub, out)
+            elif node.op_type == "Constant" and attr.type == onnx.AttributeProto.TENSOR and node.output:
+                out.setdefault(node.output[0], TensorInfo(attr.t.data_type, tuple(int(d) for d in attr.t.dims)))
+
+
+def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]] | None = None) -> ShapeIndex:
+    """Infer shapes on a stripped copy; never raises for models inference cannot handle."""
+    import onnx
+
+    shapes = dict(shapes or {})
+    copy = stripped_copy(model, shapes)
+    index = ShapeIndex()
+    inferred = None
+    for data_prop in (True, False):
+        try:
+            inferred = onnx.shape_inference.infer_shapes(copy, check_type=False, strict_mode=False, data_prop=data_prop)
+            break
+        except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
+            index.error = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    _collect(inferred.graph if inferred is not None else copy.graph, index.values)
+    for tensor in model.graph.initializer:
+        index.values[tensor.name] = TensorInfo(tensor.data_type, tuple(int(d) for d in tensor.dims))
+    return index
+
+
+def symbolic_dims(index: ShapeIndex, names: list[str]) -> Iterator[tuple[str, int, Dim]]:
+    """(value, axis, dim) for every dim of the named values that is not a known size."""
+    for name in names:
+        info = index.get(name)
+        if info is None or info.shape is None:
+            continue
+        for axis, dim in enumerate(info.shape):
+            if not isinstance(dim, int):
+                yield name, axis, dim

@@ -1,0 +1,104 @@
+"""The result of checking one model for one target."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from atccheck.findings import Finding, Severity
+from atccheck.target import Target
+
+SCHEMA_VERSION = 1
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+@dataclass(frozen=True)
+class SymbolicDim:
+    input: str
+    axis: int
+    dim: str | None  # the dim_param, or None when the dim is unset
+
+
+@dataclass(frozen=True)
+class ShapeSummary:
+    """What shape inference left unknown."""
+
+    symbolic_inputs: tuple[SymbolicDim, ...] = ()
+    unknown_values: int = 0  # node outputs whose shape stayed unknown or symbolic
+    first_unknown: tuple[str, ...] = ()  # a few of them, for the report
+    inference_error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "symbolic_inputs": [{"input": d.input, "axis": d.axis, "dim": d.dim} for d in self.symbolic_inputs],
+            "unknown_values": self.unknown_values,
+            "first_unknown": list(self.first_unknown),
+            "inference_error": self.inference_error,
+        }
+
+
+@dataclass
+class Report:
+    model: str
+    target: Target
+    findings: list[Finding]
+    shapes: ShapeSummary = field(default_factory=ShapeSummary)
+    node_count: int = 0
+    opset_imports: dict[str, int] = field(default_factory=dict)
+    input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            counts[f.severity.value] += 1
+        return counts
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)
+
+    def fails(self, fail_on: str = "error") -> bool:
+        """Whether a finding reaches the --fail-on level ('never' never fails)."""
+        if fail_on not in FAIL_ON:
+            raise ValueError(f"fail_on must be one of {FAIL_ON}")
+        if fail_on == "never":
+            return False
+        threshold = Severity(fail_on).rank
+        return any(f.severity.rank >= threshold for f in self.findings)
+
+    def by_rule(self) -> dict[str, list[Finding]]:
+        grouped: dict[str, list[Finding]] = {}
+        for f in self.findings:
+            grouped.setdefault(f.name, []).append(f)
+        return grouped
+
+    def filtered(self, keep: Iterable[Finding]) -> "Report":
+        return Report(
+            model=self.model,
+            target=self.target,
+            findings=list(keep),
+            shapes=self.shapes,
+            node_count=self.node_count,
+            opset_imports=dict(self.opset_imports),
+            input_shapes=dict(self.input_shapes),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report (schema in docs/json-report.md)."""
+        from atccheck import __version__
+
+        counts = self.counts()
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "atccheck", "version": __version__},
+            "model": self.model,
+            "target": {
+                "soc": self.target.soc.name,
+                "cann": self.target.profile.id,
+                "precision_mode": self.target.precision_mode,
+            },
+            "summary": {**counts, "total": len(self.findings), "nodes": self.node_count},
+            "opset_imports": [{"domain": d, "version": v} for d, v in self.opset_imports.items()],
+            "input_shapes": {k: list(v) for k, v in self.input_shapes.items()},
+            "shapes": self.shapes.to_dict(),
+            "findings": [f.to_dict() for f in self.findings],
+        }

@@ -1,0 +1,132 @@
+"""The rule contract and the rule registry.
+
+A rule is a class in its own module under ``atccheck/rules/``, decorated with
+:func:`register`. It detects; it never changes the model. Its docstring is its
+documentation, under the headings ``What it does``, ``Why``, ``Example``, ``Fix`` and
+``Facts`` (``atccheck rule NAME`` prints it).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable, Mapping
+
+from atccheck.context import CheckContext, NodeContext
+from atccheck.findings import Finding, FixSuggestion, Location, Severity
+
+CODE_PATTERN = re.compile(r"^AC\d{3}$")
+NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+DOC_HEADINGS = ("What it does", "Why", "Example", "Fix", "Facts")
+
+
+@dataclass(frozen=True)
+class RuleDocs:
+    summary: str
+    sections: Mapping[str, str]
+
+    def text(self) -> str:
+        parts = [self.summary]
+        for heading in DOC_HEADINGS:
+            if self.sections.get(heading):
+                parts.append(f"## {heading}\n{self.sections[heading]}")
+        return "\n\n".join(parts)
+
+
+class Rule:
+    """Base class. Subclasses set the class attributes and override check_model and/or check_node."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    # Node dispatch: None = every node; a set = standard-domain nodes of these op types;
+    # empty = model-level rule only.
+    op_types: ClassVar[frozenset[str] | None] = frozenset()
+    # Default fix suggestion attached to findings.
+    fix_pass: ClassVar[str] = FixSuggestion.MANUAL
+    fix_safe: ClassVar[bool | None] = None
+
+    def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
+        return ()
+
+    def check_node(self, node: NodeContext) -> Iterable[Finding]:
+        return ()
+
+    # ---- helpers for subclasses
+
+    def finding(
+        self,
+        where: NodeContext | CheckContext | Location,
+        message: str,
+        *,
+        hint: str,
+        source: str,
+        severity: Severity | None = None,
+        atc_error: str | None = None,
+        fix: FixSuggestion | None = None,
+        data: Mapping[str, Any] | None = None,
+    ) -> Finding:
+        if isinstance(where, NodeContext):
+            location = where.location
+        elif isinstance(where, Location):
+            location = where
+        else:
+            location = Location()
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=severity or self.severity,
+            message=message,
+            location=location,
+            hint=hint,
+            fix=fix or FixSuggestion(self.fix_pass, self.fix_safe),
+            source=source,
+            atc_error=atc_error,
+            data=data or {},
+        )
+
+    @classmethod
+    def docs(cls) -> RuleDocs:
+        text = inspect.cleandoc(cls.__doc__ or "")
+        summary, _, rest = text.partition("\n\n")
+        sections: dict[str, str] = {}
+        current = None
+        lines: list[str] = []
+        for line in rest.splitlines():
+            match = re.match(r"^## (.+)$", line)
+            if match:
+                if current:
+                    sections[current] = "\n".join(lines).strip()
+                current, lines = match.group(1).strip(), []
+            else:
+                lines.append(line)
+        if current:
+            sections[current] = "\n".join(lines).strip()
+        return RuleDocs(summary=summary.strip(), sections=sections)
+
+
+_RULES: dict[str, type[Rule]] = {}
+
+
+def register(cls: type[Rule]) -> type[Rule]:
+    """Add a rule class to the registry; refuses bad or duplicate codes and names."""
+    if not CODE_PATTERN.match(getattr(cls, "code", "")):
+        raise ValueError(f"{cls.__name__}: code must look like AC123")
+    if not NAME_PATTERN.match(getattr(cls, "name", "")):
+        raise ValueError(f"{cls.__name__}: name must be kebab-case")
+    for other in _RULES.values():
+        if other is cls:
+            return cls
+        if other.code == cls.code or other.name == cls.name:
+            raise ValueError(f"{cls.__name__}: duplicate rule {cls.code} {cls.name} (already {other.__name__})")
+    docs = cls.docs()
+    missing = [h for h in DOC_HEADINGS if not docs.sections.get(h)]
+    if not docs.summary or missing:
+        raise ValueError(f"{cls.__name__}: docstring needs a summary and sections {', '.join(missing)}")
+    _RULES[cls.code] = cls
+    return cls
+
+
+def registered_rules() -> dict[str, type[Rule]]:
+    return dict(sorted(_RULES.items()))

@@ -1,0 +1,110 @@
+"""The target of a check: chip (``--soc_version``), CANN profile and precision mode."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from atccheck.errors import UsageError
+from atccheck.tables import Profile, Soc, Tables, tables
+
+DEFAULT_PROFILE = "8.0"
+DEFAULT_PRECISION_MODE = "force_fp16"
+
+# How each --precision_mode / --precision_mode_v2 value treats float32 compute.
+# Source: atc_options.json --precision_mode value_meaning and --precision_mode_v2 mapping_to_v1.
+PRECISION_CLASSES = {
+    "force_fp16": "fp16",
+    "fp16": "fp16",
+    "allow_fp32_to_fp16": "prefer-fp32",
+    "allow_fp32_to_bf16": "prefer-fp32",
+    "force_fp32": "fp32",
+    "cube_fp16in_fp32out": "fp32",
+    "allow_mix_precision": "mixed",
+    "allow_mix_precision_fp16": "mixed",
+    "allow_mix_precision_bf16": "mixed",
+    "mixed_float16": "mixed",
+    "mixed_bfloat16": "mixed",
+    "mixed_hif8": "mixed",
+    "cube_hif8": "mixed",
+    "must_keep_origin_dtype": "origin",
+    "origin": "origin",
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    soc: Soc
+    profile: Profile
+    precision_mode: str = DEFAULT_PRECISION_MODE
+
+    @property
+    def precision_class(self) -> str:
+        """fp16 (float32 compute cast to float16), origin, fp32, prefer-fp32 or mixed."""
+        return PRECISION_CLASSES[self.precision_mode]
+
+    @property
+    def casts_fp32_to_fp16(self) -> bool:
+        return self.precision_class in ("fp16", "mixed")
+
+    def describe(self) -> str:
+        return f"{self.soc.name}, CANN {self.profile.id}, {self.precision_mode}"
+
+
+def closest(word: str, choices: list[str], n: int = 3) -> list[str]:
+    lowered = {c.lower(): c for c in choices}
+    return [lowered[m] for m in difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.5)]
+
+
+def resolve_soc(name: str, tbl: Tables | None = None) -> Soc:
+    """ATC's spelling of a --soc_version name given in any case; UsageError with the closest valid ones."""
+    tbl = tbl or tables()
+    by_lower = {soc.lower(): soc for soc in tbl.socs}
+    found = by_lower.get(name.strip().lower())
+    if found is None:
+        near = closest(name.strip(), sorted(tbl.socs))
+        hint = f"; did you mean {', '.join(near)}?" if near else "; run 'atccheck targets' for the list"
+        raise UsageError(f"unknown --soc '{name}'{hint}")
+    return tbl.socs[found]
+
+
+def resolve_profile(name: str, tbl: Tables | None = None) -> Profile:
+    """A CANN profile by id ('8.0') or by a release that starts with it ('8.0.RC2', '6.0.1')."""
+    tbl = tbl or tables()
+    text = name.strip()
+    if text in tbl.profiles:
+        return tbl.profiles[text]
+    for pid, profile in tbl.profiles.items():
+        if text.startswith(pid + "."):
+            return profile
+    raise UsageError(f"unknown --cann '{name}'; choose one of {', '.join(sorted(tbl.profiles))}")
+
+
+def resolve_precision_mode(mode: str, soc: Soc, profile: Profile, tbl: Tables | None = None) -> str:
+    tbl = tbl or tables()
+    if mode not in PRECISION_CLASSES:
+        near = closest(mode, sorted(PRECISION_CLASSES))
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise UsageError(f"unknown --precision-mode '{mode}'{hint}")
+    extra = tbl.atc_options_extra
+    if mode in extra["precision_bf16_values"] and not soc.bf16_precision:
+        raise UsageError(f"--precision-mode {mode} needs a chip with bf16 support; {soc.name} has none")
+    if mode in extra["precision_hif8_values"]:
+        raise UsageError(f"--precision-mode {mode} is only for Ascend 950 chips, not {soc.name}")
+    v2_only = {"fp16", "origin", "mixed_float16", "mixed_bfloat16", "mixed_hif8", "cube_hif8"}
+    if mode in v2_only and not profile.precision_mode_v2:
+        raise UsageError(f"--precision-mode {mode} is a --precision_mode_v2 value, which CANN {profile.id} does not have")
+    return mode
+
+
+def resolve_target(
+    soc: str,
+    cann: str = DEFAULT_PROFILE,
+    precision_mode: str = DEFAULT_PRECISION_MODE,
+    tbl: Tables | None = None,
+) -> Target:
+    tbl = tbl or tables()
+    soc_info = resolve_soc(soc, tbl)
+    profile = resolve_profile(cann, tbl)
+    mode = resolve_precision_mode(precision_mode, soc_info, profile, tbl)
+    return Target(soc=soc_info, profile=profile, precision_mode=mode)

@@ -1,0 +1,63 @@
+"""Small models built in code for the tests (no binary fixtures)."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+FLOAT = TensorProto.FLOAT
+
+
+def tensor_input(name: str, shape: Sequence[int | str | None], elem_type: int = FLOAT) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem_type, list(shape))
+
+
+def init(name: str, array: np.ndarray) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def make_model(
+    nodes: Iterable[onnx.NodeProto],
+    inputs: Iterable[onnx.ValueInfoProto],
+    outputs: Iterable[onnx.ValueInfoProto],
+    initializers: Iterable[onnx.TensorProto] = (),
+    opset: int = 13,
+    extra_opsets: dict[str, int] | None = None,
+    ir_version: int = 8,
+    functions: Iterable[onnx.FunctionProto] = (),
+    name: str = "test",
+) -> onnx.ModelProto:
+    graph = helper.make_graph(list(nodes), name, list(inputs), list(outputs), list(initializers))
+    imports = [helper.make_opsetid("", opset)]
+    for domain, version in (extra_opsets or {}).items():
+        imports.append(helper.make_opsetid(domain, version))
+    model = helper.make_model(graph, opset_imports=imports, functions=list(functions))
+    model.ir_version = ir_version
+    return model
+
+
+def single_op_model(
+    op_type: str,
+    input_shapes: Sequence[Sequence[int | str | None]],
+    output_shape: Sequence[int | str | None] | None = None,
+    opset: int = 13,
+    domain: str = "",
+    initializers: Iterable[onnx.TensorProto] = (),
+    elem_type: int = FLOAT,
+    extra_opsets: dict[str, int] | None = None,
+    **attrs,
+) -> onnx.ModelProto:
+    """One node reading inputs x0..xn (graph inputs) plus named initializers, writing y."""
+    inits = list(initializers)
+    names = [f"x{i}" for i in range(len(input_shapes))] + [t.name for t in inits]
+    node = helper.make_node(op_type, names, ["y"], name=f"{op_type.lower()}_node", domain=domain, **attrs)
+    inputs = [tensor_input(f"x{i}", shape, elem_type) for i, shape in enumerate(input_shapes)]
+    output = helper.make_tensor_value_info("y", elem_type, list(output_shape) if output_shape is not None else None)
+    return make_model([node], inputs, [output], inits, opset=opset, extra_opsets=extra_opsets)
+
+
+def codes(report) -> list[str]:
+    return [f.name for f in report.findings]

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED = PROJECT.parent / "shared"
+SHARED_MODELS = SHARED / "models"
+SHARED_REFERENCE = SHARED / "reference"
+SAMPLE_MODELS = PROJECT / "models"
+
+
+@pytest.fixture
+def shared_models() -> Path:
+    """The real trained models from public packages (../shared/models)."""
+    if not SHARED_MODELS.is_dir():
+        pytest.skip(f"missing resource: {SHARED_MODELS} (real models from public packages)")
+    return SHARED_MODELS
+
+
+@pytest.fixture
+def shared_reference() -> Path:
+    if not SHARED_REFERENCE.is_dir():
+        pytest.skip(f"missing resource: {SHARED_REFERENCE} (CANN facts the tables are built from)")
+    return SHARED_REFERENCE

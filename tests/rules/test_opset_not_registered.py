@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from atccheck.engine import check
+from builders import single_op_model
+
+
+def findings(report, name="opset-not-registered"):
+    return [f for f in report.findings if f.name == name]
+
+
+def test_opset_beyond_the_profile_gives_a_summary_and_per_node_detail():
+    model = single_op_model("Relu", [[1, 3]], [1, 3], opset=17)
+    found = findings(check(model, soc="Ascend310", cann="6.0"))
+    summary = [f for f in found if f.location.node is None]
+    per_node = [f for f in found if f.location.node is not None]
+    assert len(summary) == 1 and summary[0].data["profile_max_opset"] == 15
+    assert summary[0].fix.params["to_opset"] <= 15
+    assert len(per_node) == 1 and per_node[0].data["parser_key"] == "ai.onnx::17::Relu"
+    assert per_node[0].atc_error == "E19010"
+
+
+def test_gap_in_the_published_list_fires_only_where_no_source_registers_it():
+    # The published list skips Resize-13, but the 2022 and 2026 sources both register it.
+    model = single_op_model("Resize", [[1, 3, 4, 4]], None, opset=13)
+    assert findings(check(model, soc="Ascend310P3", cann="8.0")) == []  # both sources register Resize-13
+
+
+def test_only_newer_source_gives_a_warning_in_the_8_0_profile():
+    model = single_op_model("Unsqueeze", [[3]], [1, 3], opset=17)
+    model.graph.node[0].input.append("axes")
+    from onnx import numpy_helper
+    import numpy as np
+
+    model.graph.initializer.append(numpy_helper.from_array(np.array([0], dtype=np.int64), "axes"))
+    found = findings(check(model, soc="Ascend310P3", cann="8.0"))
+    assert len(found) == 1 and found[0].severity.value == "warning"
+    assert found[0].data["registered_opsets"][-1] == 15
+    assert findings(check(model, soc="Ascend310P3", cann="9.0")) == []
+
+
+def test_registered_opset_does_not_fire():
+    model = single_op_model("Relu", [[1, 3]], [1, 3], opset=11)
+    assert findings(check(model, soc="Ascend310", cann="5.0")) == []

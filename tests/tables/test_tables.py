@@ -1,0 +1,90 @@
+"""The shipped tables: current with the reference facts, and valid as data."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from atccheck.tables import TABLE_FILES, read_table, tables
+from conftest import PROJECT
+
+# Fields with a closed set of values, per table.
+CLOSED = {
+    "attr_limits.json": {
+        "kind": {"enum", "range", "unsupported", "required", "parity", "length"},
+        "severity": {"error", "warning", "info"},
+        "effect": {"rejected", "ai-cpu-fallback", "slow-path", "ignored"},
+        "axes": {None, "spatial"},
+    },
+    "profiles.json": {"basis": {"docs", "source"}, "unregistered_error": {"E19010", "E13010"}},
+    "kernels.json": {"release": {"cann-8.1.RC1", "canndev-2022-06"}},
+    "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
+    "atc_errors.json": {"era": {"current", "legacy"}},
+}
+# The key each table's entries are unique and sorted by.
+KEYS = {
+    "atc_errors.json": lambda e: e["code"],
+    "atc_options.json": lambda e: e["name"],
+    "attr_limits.json": lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]),
+    "kernels.json": lambda e: (e["release"], e["family"], e["op"]),
+    "limits.json": lambda e: e["name"],
+    "op_spec.json": lambda e: (e["list"], e["op"]),
+    "profiles.json": None,  # kept in release order
+    "registry.json": lambda e: (e["profile"], e["domain"], e["op"]),
+    "socs.json": lambda e: e["name"],
+}
+
+
+def load_generator():
+    spec = importlib.util.spec_from_file_location("build_op_tables", PROJECT / "tools" / "build_op_tables.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_tables_match_the_facts(shared_reference):
+    built = load_generator().build(shared_reference)
+    assert sorted(built) == sorted(TABLE_FILES)
+    for name, text in built.items():
+        committed = (PROJECT / "op_tables" / name).read_text(encoding="utf-8")
+        assert committed == text, f"op_tables/{name} is stale: run python tools/build_op_tables.py"
+
+
+@pytest.mark.parametrize("name", TABLE_FILES)
+def test_table_is_valid_data(name):
+    doc = read_table(name)
+    assert doc["schema"].startswith("atccheck.") and doc["generated_by"] == "tools/build_op_tables.py"
+    entries = doc["entries"]
+    assert entries, f"{name} has no entries"
+    for entry in entries:
+        assert entry.get("source"), f"{name}: entry without a source: {json.dumps(entry)[:200]}"
+    key = KEYS[name]
+    if key is not None:
+        keys = [key(e) for e in entries]
+        assert keys == sorted(keys), f"{name} is not sorted"
+        assert len(set(map(repr, keys))) == len(keys), f"{name} has duplicate entries"
+    for field, allowed in CLOSED.get(name, {}).items():
+        seen = {e.get(field) for e in entries}
+        assert seen <= allowed, f"{name}.{field} has values outside its enum: {seen - allowed}"
+
+
+def test_every_profile_has_a_registry_and_kernel_release():
+    tbl = tables()
+    for profile in tbl.profiles.values():
+        assert any(True for _ in tbl.registry(profile.id)), profile.id
+        assert any(tbl.has_kernel_facts(profile.kernel_release, s.kernel_family) for s in tbl.socs.values())
+
+
+def test_required_soc_families_are_present():
+    names = set(tables().socs)
+    required = {"Ascend310", "Ascend310P3", "Ascend310B4", "Ascend910A", "Ascend910ProB", "Ascend910PremiumA",
+                "Ascend910B1", "Ascend910B4", "Ascend910_9392"}
+    assert required <= names
+
+
+def test_source_wins_over_docs_for_the_8_0_profile():
+    """Resize 13 is omitted by the pages but registered by both CANN sources bracketing 8.x."""
+    reg = tables().registry("8.0").lookup("", "Resize")
+    assert 13 not in reg.documented_opsets and 13 in reg.opsets and 13 in reg.source_only_opsets

@@ -1,0 +1,766 @@
+#!/usr/bin/env python3
+"""Build ``op_tables/`` from the reference facts gathered from CANN sources and docs.
+
+Usage::
+
+    python tools/build_op_tables.py [--reference DIR] [--out DIR] [--check]
+
+``--reference`` defaults to ``../shared/reference`` next to the project. ``--check``
+writes nothing and exits 1 when the committed tables differ from what the facts give.
+
+Every entry written keeps its ``source``: the repository path at a commit or the
+hiascend.com page the fact comes from. The policy decisions (which fact wins when two
+disagree) live in this file, each next to the code that applies it, with the reason.
+
+The output is deterministic: entries are sorted, no timestamps are written, and the
+only input besides the reference files is the ONNX operator schema set of the
+installed ``onnx`` package, used to spell op names and to number op inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+PROJECT = Path(__file__).resolve().parents[1]
+DEFAULT_REFERENCE = PROJECT.parent / "shared" / "reference"
+DEFAULT_OUT = PROJECT / "op_tables"
+
+REFERENCE_FILES = (
+    "cann_onnx_registry.json",
+    "ascend_op_kernels.json",
+    "onnx_op_spec.json",
+    "atc_options.json",
+    "atc_error_codes.json",
+    "device_memory.json",
+)
+
+NOTES_SOURCE = "shared/reference/notes/cann_source.md"
+
+# The op-info directories (kernel families) atccheck supports as targets, per kernel release.
+KERNEL_FAMILIES = {
+    "cann-8.1.RC1": ("ascend310", "ascend310b", "ascend310p", "ascend910", "ascend910_93", "ascend910b"),
+    "canndev-2022-06": ("ascend310", "ascend310b", "ascend310p", "ascend910", "ascend910b"),
+}
+
+# Huawei's op pages spell dtypes their own way; tables use ONNX TensorProto names.
+DTYPE_NAMES = {
+    "float": "float32",
+    "float32": "float32",
+    "double": "float64",
+    "float64": "float64",
+    "float16": "float16",
+    "bfloat16": "bfloat16",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "bool": "bool",
+    "string": "string",
+    "complex64": "complex64",
+    "complex128": "complex128",
+}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def load(reference: Path, name: str) -> Any:
+    return json.loads((reference / name).read_text(encoding="utf-8"))
+
+
+def digest(reference: Path, name: str) -> str:
+    return hashlib.sha256((reference / name).read_bytes()).hexdigest()[:16]
+
+
+def table(schema: str, description: str, facts: Iterable[str], reference: Path, entries: list, **extra: Any) -> dict:
+    return {
+        "schema": schema,
+        "description": description,
+        "generated_by": "tools/build_op_tables.py",
+        "facts": [{"file": name, "sha256": digest(reference, name)} for name in sorted(set(facts))],
+        **extra,
+        "entries": entries,
+    }
+
+
+def dump(doc: dict) -> str:
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+class OnnxNames:
+    """Canonical spelling and input numbering of standard ONNX ops (schemas up to opset 18)."""
+
+    def __init__(self) -> None:
+        import onnx.defs
+
+        self._schemas: dict[str, Any] = {}
+        for schema in onnx.defs.get_all_schemas_with_history():
+            if schema.domain not in ("", "ai.onnx") or schema.since_version > 18:
+                continue
+            known = self._schemas.get(schema.name)
+            if known is None or schema.since_version > known.since_version:
+                self._schemas[schema.name] = schema
+        self._by_lower = {name.lower(): name for name in self._schemas}
+
+    def canonical(self, name: str) -> str | None:
+        return self._by_lower.get(name.lower())
+
+    def input_names(self, op: str) -> list[str]:
+        schema = self._schemas.get(op)
+        return [formal.name for formal in schema.inputs] if schema else []
+
+
+def canonical_op(name: str, onnx_names: OnnxNames, spelled: dict[str, str]) -> str:
+    """The op type a node must carry: ONNX's spelling, else the one a CANN plugin registers."""
+    return onnx_names.canonical(name) or spelled.get(name.lower()) or name
+
+
+# --------------------------------------------------------------------------- registry
+
+PROFILES = [
+    {
+        "id": "5.0",
+        "title": "CANN 5.0.x (published list, opset v9-v13)",
+        "basis": "docs",
+        "kernel_release": "canndev-2022-06",
+        "mapping_from": "canndev-2022",
+        "unregistered_error": "E19010",
+        "single_opset_import": True,
+        "input_shape_ranges": False,
+        "precision_mode_v2": False,
+        "note": (
+            "Op list of the CANN 5.0.4 commercial docs with ATC's global statement of opsets v9-v13 "
+            "(per-op opsets where an old op page was read). Ascend op mapping and kernels come from the "
+            "nearest source available, the 2022 canndev tree."
+        ),
+        "source": [
+            "https://www.hiascend.com/doc_center/source/zh/canncommercial/5046/reference/fwoperatorlist/operatorlist_0071.html",
+            "https://www.hiascend.com/document/detail/zh/canncommercial/5046/inferapplicationdev/atctool/atlasatc_16_0164.html",
+        ],
+    },
+    {
+        "id": "6.0",
+        "title": "CANN 6.0 (2022 source registry, opsets 8-15)",
+        "basis": "source",
+        "kernel_release": "canndev-2022-06",
+        "mapping_from": "canndev-2022",
+        "unregistered_error": "E19010",
+        "single_opset_import": True,
+        "input_shape_ranges": False,
+        "precision_mode_v2": False,
+        "note": "ONNX plugin registrations of the mid-2022 canndev tree (CANN 5.1/6.0 development line).",
+        "source": ["dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin@7d77ce32d"],
+    },
+    {
+        "id": "8.0",
+        "title": "CANN 8.0 (published per-op opsets, kernels of the 8.1.RC1 package)",
+        "basis": "docs",
+        "kernel_release": "cann-8.1.RC1",
+        "mapping_from": "hicann-2026",
+        "unregistered_error": "E19010",
+        "single_opset_import": True,
+        "input_shape_ranges": True,
+        "precision_mode_v2": True,
+        "note": (
+            "Opsets each op page of the published list documents. An opset the list omits but that both the "
+            "2022 and the 2026 CANN sources register counts as registered (the source wins over the docs); "
+            "one that only the 2026 source registers is kept apart as unverified for this release."
+        ),
+        "source": [
+            "https://www.hiascend.com/doc_center/source/zh/canncommercial/800/apiref/aolapi/operatorlist_00176.html",
+            "leideng/CANN-8.1.RC1@551ed27c",
+        ],
+    },
+    {
+        "id": "9.0",
+        "title": "CANN 9.0 (open-source 9.x registry, opsets 8-18)",
+        "basis": "source",
+        "kernel_release": "cann-8.1.RC1",
+        "mapping_from": "hicann-2026",
+        "unregistered_error": "E13010",
+        "single_opset_import": True,
+        "input_shape_ranges": True,
+        "precision_mode_v2": True,
+        "note": (
+            "ONNX plugin registrations of the open-source hicann ops repositories (9.x line). Kernel facts are "
+            "those of the newest package available, 8.1.RC1."
+        ),
+        "source": [
+            "hicann/ops-nn@e5c3fa932",
+            "hicann/ops-math@c41933244",
+            "hicann/ops-cv@6ae87653",
+            "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc",
+        ],
+    },
+]
+
+OLD_OPSETS = list(range(9, 14))  # ATC 5.0.4 statement: opset v9-v13
+
+
+def source_registrations(registry: dict, snapshot: str) -> dict[tuple[str, str], list[dict]]:
+    """Plugin records of one source snapshot, grouped by (domain, op)."""
+    grouped: dict[tuple[str, str], list[dict]] = {}
+    for record in registry["snapshots"][snapshot]:
+        if not record.get("onnx_op"):
+            continue  # keys not of the form domain::opset::Op can never match an ONNX node
+        grouped.setdefault((record["onnx_domain"], record["onnx_op"]), []).append(record)
+    return grouped
+
+
+def mapping_of(records: list[dict]) -> list[dict]:
+    out = []
+    for record in records:
+        item = {"opsets": sorted(record["opset_versions"]), "ascend_op": record["ascend_op"]}
+        if record.get("expands_to"):
+            item["expands_to"] = sorted(record["expands_to"])
+        if record.get("experimental"):
+            item["experimental"] = True
+        item["source"] = record["source"]
+        out.append(item)
+    return sorted(out, key=lambda m: (m["opsets"], m["ascend_op"], m["source"]))
+
+
+def opsets_of(records: list[dict]) -> set[int]:
+    return {v for record in records for v in record["opset_versions"]}
+
+
+def build_registry(reference: Path, onnx_names: OnnxNames) -> list[dict]:
+    registry = load(reference, "cann_onnx_registry.json")
+    spec = load(reference, "onnx_op_spec.json")
+    old = source_registrations(registry, "canndev-2022")
+    new = source_registrations(registry, "hicann-2026")
+    spelled = {op.lower(): op for (_, op) in list(old) + list(new)}
+    entries: list[dict] = []
+
+    def add(profile: str, domain: str, op: str, opsets: set[int], mapping: list[dict], source: list[str], **extra) -> None:
+        entry = {"profile": profile, "domain": domain, "op": op, "opsets": sorted(opsets)}
+        entry.update({k: v for k, v in extra.items() if v is not None})
+        entry["ascend"] = mapping
+        entry["source"] = sorted(set(source))
+        entries.append(entry)
+
+    # 6.0 and 9.0: the source registries themselves.
+    for profile, grouped, doc_view in (("6.0", old, None), ("9.0", new, spec["ops"])):
+        for (domain, op), records in grouped.items():
+            documented = None
+            if doc_view is not None and domain == "ai.onnx":
+                page = next((p for name, p in doc_view.items() if name.lower() == op.lower()), None)
+                documented = sorted(page["opsets"]) if page else []
+            add(profile, domain, op, opsets_of(records), mapping_of(records),
+                [r["source"] for r in records], documented_opsets=documented)
+
+    # 5.0: the old published list with ATC's global opset statement.
+    old_list = spec["old_version_ops"]
+    per_op_old = {name.lower(): facts for name, facts in old_list["per_op_old_facts"].items()}
+    for doc_name in old_list["ops"]:
+        op = canonical_op(doc_name, onnx_names, spelled)
+        facts = per_op_old.get(doc_name.lower(), {})
+        opsets = set(facts.get("opsets") or OLD_OPSETS) & set(OLD_OPSETS)
+        source = [facts.get("url") or old_list["url"]]
+        add("5.0", "ai.onnx", op, opsets, mapping_of(old.get(("ai.onnx", op), [])), source,
+            documented_opsets=sorted(opsets), doc_name=doc_name)
+
+    # 8.0: the new published list; the source wins where both sources bracket the release.
+    documented: dict[str, tuple[set[int], str, str]] = {}
+    for name, page in spec["ops"].items():
+        op = canonical_op(name, onnx_names, spelled)
+        documented[op] = (set(page["opsets"]), page["url"], page["doc_name"])
+    keys = {("ai.onnx", op) for op in documented} | set(old) | set(new)
+    for domain, op in sorted(keys):
+        doc_opsets, url, doc_name = documented.get(op, (set(), None, None)) if domain == "ai.onnx" else (set(), None, None)
+        both = opsets_of(old.get((domain, op), [])) & opsets_of(new.get((domain, op), []))
+        only_new = opsets_of(new.get((domain, op), [])) - opsets_of(old.get((domain, op), [])) - doc_opsets
+        registered = doc_opsets | both
+        unverified = only_new - registered
+        if not registered and not unverified:
+            continue
+        records = new.get((domain, op)) or old.get((domain, op), [])
+        source = [url] if url else []
+        if both - doc_opsets:
+            source += [r["source"] for r in old.get((domain, op), []) + new.get((domain, op), [])]
+        if unverified:
+            source += [r["source"] for r in new.get((domain, op), [])]
+        add("8.0", domain, op, registered, mapping_of(records), source,
+            documented_opsets=sorted(doc_opsets) if domain == "ai.onnx" else None,
+            source_only_opsets=sorted(both - doc_opsets) or None,
+            unverified_opsets=sorted(unverified) or None,
+            doc_name=doc_name if doc_name and doc_name != op else None)
+
+    entries.sort(key=lambda e: (e["profile"], e["domain"], e["op"]))
+    return entries
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
+    kernels = load(reference, "ascend_op_kernels.json")
+    wanted = set()
+    for entry in registry_entries:
+        for mapping in entry["ascend"]:
+            wanted.add(mapping["ascend_op"])
+            wanted.update(mapping.get("expands_to", ()))
+    wanted.discard("PartitionedCall")
+    entries = []
+    for release, families in KERNEL_FAMILIES.items():
+        data = kernels["releases"][release]
+        aicpu_ops = data["aicpu_ops"]
+        for family in families:
+            soc = data["socs"][family]
+            for op in sorted(wanted):
+                info = soc["ops"].get(op)
+                aicpu = op in aicpu_ops or bool(info and info.get("aicpu"))
+                if info is None and not aicpu:
+                    continue  # no kernel in either engine's config: absent from the table
+                entry = {"release": release, "family": family, "op": op}
+                entry["aicore"] = info.get("aicore") if info else None
+                entry["aicpu"] = aicpu
+                if op in aicpu_ops:
+                    entry["aicpu_dtypes"] = sorted(aicpu_ops[op].get("dtypes") or [])
+                entry["source"] = soc["source"]
+                entries.append(entry)
+    entries.sort(key=lambda e: (e["release"], e["family"], e["op"]))
+    return entries
+
+
+# --------------------------------------------------------------------------- SoCs
+
+FIXPIPE_SHORT_SOCS = ("Ascend910B", "Ascend910_93", "Ascend310B")  # platform inis listing Intrinsic_fix_pipe_unit_list
+NO_DYNAMIC_SHAPE = ("Ascend310", "Ascend310B")  # EZ3002 "Dynamic shape is not supported on this chip!"
+BF16_SHORT_SOCS = ("Ascend910B", "Ascend910_93", "Ascend310B")  # bf16 precision modes: A2, A3, 310B
+NO_FP32_VADDS = ("Ascend310",)  # Resize nearest H/W capped at MAX_H_W on SoCs without float32 vadds
+
+
+def build_socs(reference: Path) -> list[dict]:
+    options = load(reference, "atc_options.json")
+    kernels = load(reference, "ascend_op_kernels.json")
+    memory = load(reference, "device_memory.json")
+    platforms = kernels["platforms_cann_8_1_RC1"]
+    supported_dirs = set(KERNEL_FAMILIES["cann-8.1.RC1"])
+    memory_by_family = {
+        "Ascend910B": memory["entries"][0],
+        "Ascend310P": memory["entries"][1],
+        "Ascend310": memory["entries"][2],
+        "Ascend910": memory["entries"][3],
+    }
+    entries = []
+    for family in options["soc_versions"]["families"]:
+        for name in family["values"]:
+            platform = platforms["by_soc_version"].get(name)
+            short = platform["short_soc_version"] if platform else family.get("short_soc", name)
+            kernel_dir = short.lower()
+            if kernel_dir not in supported_dirs:
+                continue
+            entry: dict[str, Any] = {
+                "name": name,
+                "product": family["product"],
+                "short_soc": short,
+                "kernel_family": kernel_dir,
+            }
+            if platform:
+                entry["platform"] = {
+                    key: platform[key]
+                    for key in ("aic_version", "ai_core_cnt", "vector_core_cnt", "ub_size", "l1_size",
+                                "l0_a_size", "l0_b_size", "l0_c_size", "l2_size")
+                }
+            else:
+                entry["platform"] = None
+            # Device memory: the platform ini (CANN source) wins over product pages.
+            if platform and isinstance(platform.get("memory_size"), int) and platform["memory_size"] > 0:
+                entry["memory_bytes"] = platform["memory_size"]
+                entry["memory_basis"] = "platform_config memory_size (CANN 8.1.RC1)"
+                entry["memory_source"] = platforms["source"].replace("<SoC_version>", name)
+            else:
+                page = memory_by_family.get(short)
+                if page and page.get("memory_gib"):
+                    entry["memory_bytes"] = page["memory_gib"] * 2**30
+                    entry["memory_basis"] = f"product page ({page['confidence']} confidence)"
+                    entry["memory_source"] = page["sources"][0]
+                else:
+                    entry["memory_bytes"] = None
+                    entry["memory_basis"] = "unknown"
+                    entry["memory_source"] = page["sources"][0] if page else None
+            entry["fixpipe"] = short in FIXPIPE_SHORT_SOCS
+            entry["dynamic_shape"] = short not in NO_DYNAMIC_SHAPE
+            entry["bf16_precision"] = short in BF16_SHORT_SOCS
+            entry["fp32_vadds"] = False if short in NO_FP32_VADDS else None
+            entry["gear_max"] = 100
+            entry["source"] = sorted(
+                set(family.get("sources", []) + options["soc_versions"]["sources"][:1]
+                    + ([platforms["source"].replace("<SoC_version>", name)] if platform else [])
+                    + [NOTES_SOURCE + " section 7"])
+            )
+            entries.append(entry)
+    entries.sort(key=lambda e: e["name"])
+    return entries
+
+
+# --------------------------------------------------------------------------- op spec
+
+
+def build_op_spec(reference: Path, onnx_names: OnnxNames, spelled: dict[str, str]) -> list[dict]:
+    spec = load(reference, "onnx_op_spec.json")
+    entries = []
+    for name, page in spec["ops"].items():
+        op = canonical_op(name, onnx_names, spelled)
+        formal = onnx_names.input_names(op)
+        lower_formal = [f.lower() for f in formal]
+        inputs = []
+        for position, (in_name, info) in enumerate(page["inputs"].items()):
+            index = lower_formal.index(in_name.lower()) if in_name.lower() in lower_formal else position
+            item: dict[str, Any] = {"name": in_name, "index": index}
+            if "dtypes" in info:
+                item["dtypes"] = sorted({DTYPE_NAMES[d] for d in info["dtypes"] if d in DTYPE_NAMES})
+            for key in ("ranks", "optional", "const_required", "variadic", "note"):
+                if key in info:
+                    item[key] = info[key]
+            inputs.append(item)
+        outputs = []
+        for out_name, info in page.get("outputs", {}).items():
+            item = {"name": out_name}
+            if "dtypes" in info:
+                item["dtypes"] = sorted({DTYPE_NAMES[d] for d in info["dtypes"] if d in DTYPE_NAMES})
+            outputs.append(item)
+        entries.append({
+            "list": "cann-9.0-docs",
+            "op": op,
+            "doc_name": page["doc_name"],
+            "opsets": sorted(page["opsets"]),
+            "custom_op": page["custom_op"],
+            "inputs": sorted(inputs, key=lambda i: (i["index"], i["name"])),
+            "outputs": outputs,
+            "constraints": page.get("constraints", []),
+            "source_version": page["source_version"],
+            "source": page["url"],
+        })
+    entries.sort(key=lambda e: (e["list"], e["op"]))
+    return entries
+
+
+# --------------------------------------------------------------------------- attribute limits
+
+# Published constraints that the CANN source contradicts. The source wins; the doc fact is
+# kept in the table as superseded, with the reason, so a reader sees both.
+SUPERSEDED = {
+    ("Conv", "group"): (
+        "the Conv plugin passes group through to the Ascend conv op (conv_onnx_plugin.cpp, conv_plugin.cc); "
+        "the page itself also describes channel divisibility by group"
+    ),
+    ("Conv", "strides"): (
+        "conv_compute.py: in static shape a stride above STRIDE_MAX takes the slow l0a_dma path instead of "
+        "failing; kernel-out-of-range reports it from limits.json"
+    ),
+    ("Conv", "dilations"): "conv_compute.py: above DILATE_MAX the static build takes the slow l0a_dma path",
+    ("Conv", "pads"): "conv_compute.py: above PAD_MAX the static build takes the slow l0a_dma path",
+    ("AveragePool", "auto_pad"): (
+        "the AveragePool plugin only logs a warning for SAME_LOWER and treats it as SAME; attr-ignored reports it"
+    ),
+    ("MaxPool", "kernel_shape"): "kernel-out-of-range reports pool windows from limits.json",
+    ("AveragePool", "kernel_shape"): "kernel-out-of-range reports pool windows from limits.json",
+    ("MaxPool", "strides"): "kernel-out-of-range reports pool strides from limits.json",
+    ("AveragePool", "strides"): "kernel-out-of-range reports pool strides from limits.json",
+    ("Resize", "nearest_mode"): "the Resize plugin never reads nearest_mode; attr-ignored reports it",
+    ("Gemm", "alpha"): "attr-ignored reports Gemm alpha/beta per era from the plugin sources",
+    ("Gemm", "beta"): "attr-ignored reports Gemm alpha/beta per era from the plugin sources",
+}
+
+# Facts from the CANN plugin sources, per era (profiles), beyond the published pages.
+SOURCE_ATTR_LIMITS = [
+    {
+        "op": "Resize", "attr": "mode", "kind": "enum", "values": ["linear", "nearest"],
+        "profiles": ["5.0", "6.0"], "severity": "error", "effect": "rejected", "atc_error": "E11010",
+        "note": "plugin fails with 'Unsupported interpolation mode' for any other mode",
+        "source": "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/resize_plugin.cc@7d77ce32d",
+    },
+    {
+        "op": "Resize", "attr": "mode", "kind": "enum", "values": ["cubic", "linear", "nearest"],
+        "profiles": ["9.0"], "severity": "error", "effect": "rejected", "atc_error": "E11010",
+        "note": "plugin fails with 'Unsupported interpolation mode' for any other mode",
+        "source": "hicann/ops-nn:common/src/framework/resize_onnx_plugin.cpp@e5c3fa932",
+    },
+    {
+        "op": "Upsample", "attr": "mode", "kind": "enum", "values": ["linear", "nearest"],
+        "profiles": ["5.0", "6.0", "8.0", "9.0"], "severity": "error", "effect": "rejected", "atc_error": "E11010",
+        "note": "'Mode attr of Upsample only supports nearest and linear'",
+        "source": "hicann/ops-nn:common/src/framework/resize_onnx_plugin.cpp@e5c3fa932",
+    },
+    {
+        "op": "MaxPool", "attr": "storage_order", "kind": "enum", "values": [0],
+        "profiles": ["5.0", "6.0", "8.0", "9.0"], "severity": "error", "effect": "rejected", "atc_error": "E11010",
+        "note": "'only support storage_order=0, but 1 is obtained now.'",
+        "source": "hicann/ops-nn:common/src/framework/max_pool_onnx_plugin.cpp@e5c3fa932",
+    },
+    {
+        "op": "Pad", "attr": "mode", "kind": "enum", "values": ["constant", "edge", "reflect"],
+        "profiles": ["5.0", "6.0", "8.0", "9.0"], "severity": "error", "effect": "rejected", "atc_error": "EZ3002",
+        "note": "PadV3 kernel modes are constant, reflect and edge only (impl/dynamic/pad_v3.py)",
+        "source": "leideng/CANN-8.1.RC1:opp/built-in/op_impl/ai_core/tbe/impl/dynamic/pad_v3.py@551ed27c",
+    },
+]
+
+# Profiles the published 9.0 pages speak for. The 9.0 profile is source-built, but an
+# attribute limit the source does not contradict still holds there.
+DOC_PROFILES = ["8.0", "9.0"]
+
+
+def build_attr_limits(reference: Path, onnx_names: OnnxNames, spelled: dict[str, str]) -> list[dict]:
+    spec = load(reference, "onnx_op_spec.json")
+    entries = []
+    for name, page in spec["ops"].items():
+        op = canonical_op(name, onnx_names, spelled)
+        for constraint in page.get("attr_constraints", []):
+            attr = constraint["attr"]
+            entry: dict[str, Any] = {"op": op, "attr": attr}
+            if "enum" in constraint:
+                entry["kind"] = "enum"
+                entry["values"] = constraint["enum"]
+            elif "range" in constraint:
+                entry["kind"] = "range"
+                entry["min"], entry["max"] = constraint["range"]
+            elif constraint.get("supported") is False:
+                entry["kind"] = "unsupported"
+            elif constraint.get("required"):
+                entry["kind"] = "required"
+            elif "parity" in constraint:
+                entry["kind"] = "parity"
+                entry["values"] = [constraint["parity"]]
+            elif "length" in constraint:
+                entry["kind"] = "length"
+                entry["values"] = [constraint["length"]]
+            else:
+                continue  # axis ranges ([-r, r-1]) are ONNX's own rules; onnx.checker covers them
+            if constraint.get("applies_to") == "H,W":
+                entry["axes"] = "spatial"
+            when = constraint.get("when")
+            entry["when_rank"] = int(when[0]) if when else None
+            doc_severity = constraint.get("severity")
+            entry["severity"] = "warning" if doc_severity in ("perf", "warn") else "error"
+            entry["effect"] = "ai-cpu-fallback" if doc_severity == "perf" else "rejected"
+            entry["atc_error"] = None
+            entry["profiles"] = DOC_PROFILES
+            if constraint.get("note"):
+                entry["note"] = constraint["note"]
+            reason = SUPERSEDED.get((op, attr))
+            if reason:
+                entry["superseded_by_source"] = reason
+            entry["source"] = page["url"]
+            entries.append(entry)
+    entries.extend(dict(item, when_rank=item.get("when_rank")) for item in SOURCE_ATTR_LIMITS)
+    for entry in entries:
+        entry.setdefault("superseded_by_source", None)
+    entries.sort(key=lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]))
+    return entries
+
+
+# --------------------------------------------------------------------------- numeric limits
+
+CONV_COMPUTE = "leideng/CANN-8.1.RC1:python/site-packages/tbe/dsl/compute/conv_compute.py@551ed27c"
+MAX_POOL_PLUGIN = "hicann/ops-nn:common/src/framework/max_pool_onnx_plugin.cpp@e5c3fa932"
+AVG_POOL_V2 = "leideng/CANN-8.1.RC1:opp/built-in/op_impl/ai_core/tbe/impl/avg_pool_v2.py@551ed27c"
+RESIZE_NN_V2 = "leideng/CANN-8.1.RC1:opp/built-in/op_impl/ai_core/tbe/impl/dynamic/resize_nearest_neighbor_v2.py@551ed27c"
+PARSER_UTIL = "hicann/ge@ffdcbc9f7:parser/parser/common/acl_graph_parser_util.cc"
+MULTI_BATCH = "Ascend/graphengine@master:ge/graph/preprocess/multi_batch_options.cc"
+MULTI_BATCH_NEW = "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc"
+CONV_PAGE = "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0040.html"
+MAXPOOL_PAGE = "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0094.html"
+AVGPOOL_PAGE = "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0022.html"
+NMS_PAGE_NOTE = "shared/reference/onnx_op_spec.json ops.NonMaxSuppression"
+
+LIMITS = [
+    ("conv_filter_hw_max", 255, "Conv2D kernel H/W beyond this takes the slow l0a_dma path in static shape and fails with E60011 in dynamic shape (FILTER_HW_MAX)", CONV_COMPUTE),
+    ("conv_filter_hw_max_fixpipe", 511, "FILTER_HW_MAX on SoCs whose platform ini lists Intrinsic_fix_pipe_unit_list", CONV_COMPUTE),
+    ("conv_stride_max", 63, "Conv2D stride beyond this takes the slow l0a_dma path (STRIDE_MAX)", CONV_COMPUTE),
+    ("conv_pad_max", 255, "Conv2D pad beyond this takes the slow l0a_dma path (PAD_MAX)", CONV_COMPUTE),
+    ("conv_dilation_max", 255, "Conv2D dilation beyond this takes the slow l0a_dma path (DILATE_MAX)", CONV_COMPUTE),
+    ("conv_param_hard_max", 4294967295, "values above 2^32-1 fail with E60011 even in static shape", CONV_COMPUTE),
+    ("conv_fmap_w_max", 4096, "published Conv input width range [1, 4096]", CONV_PAGE),
+    ("pool_fmap_w_max", 4096, "published MaxPool/AveragePool input width range [1, 4096]", MAXPOOL_PAGE),
+    ("pool_kernel_max", 32768, "published MaxPool/AveragePool kernel_shape range [1, 32768]", AVGPOOL_PAGE),
+    ("pool_aicpu_window_area", 255, "MaxPool with kH*kW above this is built for AI CPU (TransposeD/PadV2/MaxPool NHWC)", MAX_POOL_PLUGIN),
+    ("pool_aicpu_stride", 63, "MaxPool with a stride above this is built for AI CPU", MAX_POOL_PLUGIN),
+    ("avgpool_kernel_hw_max", 255, "AvgPoolV2 check_supported rejects a non-global kernel H or W above this (falls back to AI CPU)", AVG_POOL_V2),
+    ("avgpool_window_area_max", 255, "AVGV2_KERNEL_SIZE_H_MUL_W", AVG_POOL_V2),
+    ("resize_nearest_max_hw", 2048, "ResizeNearestNeighborV2 on SoCs without float32 vadds: H/W in and out at most MAX_H_W", RESIZE_NN_V2),
+    ("model_file_max_bytes", 2147483647, "a single .onnx file must be 1..INT_MAX bytes (kMaxFileSizeLimit), else E13015", PARSER_UTIL),
+    ("gear_count_min", 2, "dynamic gears need at least kMinShapesCount profiles (E10035)", MULTI_BATCH_NEW),
+    ("gear_count_max", 100, "at most kMaxShapesCount profiles (E10036); the open-source GE master no longer enforces it", MULTI_BATCH),
+    ("nms_max_output_boxes_warn", 700, "published NonMaxSuppression: max_output_boxes_per_class above 700 may exhaust resources", NMS_PAGE_NOTE),
+]
+
+
+def build_limits() -> list[dict]:
+    entries = [{"name": n, "value": v, "meaning": m, "source": s} for n, v, m, s in LIMITS]
+    entries.sort(key=lambda e: e["name"])
+    return entries
+
+
+# --------------------------------------------------------------------------- ATC errors and options
+
+
+def build_errors(reference: Path) -> list[dict]:
+    errors = load(reference, "atc_error_codes.json")
+    entries = []
+    for item in errors["codes"]:
+        if not item.get("onnx_relevant"):
+            continue
+        entries.append({
+            "code": item["code"],
+            "title": item.get("title"),
+            "template": item["message_template"],
+            "legacy_templates": item.get("legacy_templates", []),
+            "meaning": item.get("meaning"),
+            "fix": item.get("fix"),
+            "era": "current",
+            "source": item["sources"][0],
+        })
+    for item in errors["legacy_and_uncatalogued"]:
+        entries.append({
+            "code": item["code"],
+            "title": item.get("title"),
+            "template": item.get("message_template"),
+            "legacy_templates": [],
+            "meaning": item.get("meaning"),
+            "fix": item.get("fix"),
+            "era": "legacy",
+            "source": item["sources"][0] if item.get("sources") else "shared/reference/atc_error_codes.json",
+        })
+    seen = set()
+    unique = []
+    for entry in sorted(entries, key=lambda e: (e["code"], e["era"] != "current")):
+        if entry["code"] in seen:
+            continue
+        seen.add(entry["code"])
+        unique.append(entry)
+    return unique
+
+
+def build_options(reference: Path) -> list[dict]:
+    options = load(reference, "atc_options.json")
+    entries = []
+    for param in options["parameters"]:
+        if param.get("onnx_relevance") in ("not_for_onnx", "removed"):
+            continue
+        entry = {
+            "name": param["name"],
+            "relevance": param.get("onnx_relevance"),
+            "type": param.get("type"),
+            "allowed_values": param.get("allowed_values_onnx") or param.get("allowed_values"),
+            "default": param.get("default"),
+            "conflicts_with": param.get("conflicts_with", []),
+            "related_error_codes": param.get("related_error_codes", []),
+            "product_notes": param.get("product_notes", []),
+            "source": param["sources"][0] if param.get("sources") else "shared/reference/atc_options.json",
+        }
+        if not isinstance(entry["allowed_values"], list):
+            entry["allowed_values"] = None
+        entries.append(entry)
+    entries.sort(key=lambda e: e["name"])
+    return entries
+
+
+def options_extra(reference: Path) -> dict:
+    options = load(reference, "atc_options.json")
+    return {
+        "mutual_exclusion_groups": options["mutual_exclusion_groups"],
+        "dependency_rules": options["dependency_rules"],
+        "precision_bf16_values": ["allow_fp32_to_bf16", "allow_mix_precision_bf16", "mixed_bfloat16"],
+        "precision_hif8_values": ["cube_hif8", "mixed_hif8"],
+        "precision_source": "https://www.hiascend.com/document/detail/zh/canncommercial/900/devaids/atctool/atlasatcparam_16_0068.html",
+    }
+
+
+# --------------------------------------------------------------------------- main
+
+
+def build(reference: Path) -> dict[str, str]:
+    onnx_names = OnnxNames()
+    registry = load(reference, "cann_onnx_registry.json")
+    spelled = {
+        record["onnx_op"].lower(): record["onnx_op"]
+        for snapshot in registry["snapshots"].values()
+        for record in snapshot
+        if record.get("onnx_op")
+    }
+    registry_entries = build_registry(reference, onnx_names)
+    profiles = [dict(p) for p in PROFILES]
+    docs = {
+        "profiles.json": table(
+            "atccheck.profiles/1",
+            "CANN profiles: which registry, kernel release and error style each one stands for.",
+            ["cann_onnx_registry.json", "onnx_op_spec.json", "atc_options.json"], reference, profiles),
+        "registry.json": table(
+            "atccheck.registry/1",
+            "ONNX ops each profile's parser registers, by domain and model opset, and the Ascend ops they become.",
+            ["cann_onnx_registry.json", "onnx_op_spec.json"], reference, registry_entries,
+            native_types=["Constant", "FileConstant", "Input"],
+            subgraph_ops=["If"],
+            native_types_source="hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_util.h (kOnnxOpMap)"),
+        "kernels.json": table(
+            "atccheck.kernels/1",
+            "AI Core and AI CPU kernel facts per kernel family, for the Ascend ops the ONNX parser produces. "
+            "An op absent for a family has a kernel in neither engine's config.",
+            ["ascend_op_kernels.json", "cann_onnx_registry.json"], reference, build_kernels(reference, registry_entries)),
+        "socs.json": table(
+            "atccheck.socs/1",
+            "Valid --soc_version names atccheck supports, with kernel family, buffer sizes and device memory.",
+            ["atc_options.json", "ascend_op_kernels.json", "device_memory.json"], reference, build_socs(reference)),
+        "op_spec.json": table(
+            "atccheck.op_spec/1",
+            "Huawei's published ONNX operator pages: opsets, input dtypes, ranks and constant inputs.",
+            ["onnx_op_spec.json"], reference, build_op_spec(reference, onnx_names, spelled)),
+        "attr_limits.json": table(
+            "atccheck.attr_limits/1",
+            "Attribute limits per op, from the published pages and the CANN plugin sources, with the profiles "
+            "each applies to. Entries superseded by a source fact are kept with the reason.",
+            ["onnx_op_spec.json", "cann_onnx_registry.json"], reference, build_attr_limits(reference, onnx_names, spelled)),
+        "limits.json": table(
+            "atccheck.limits/1",
+            "Named numeric limits from CANN sources and pages.",
+            ["cann_onnx_registry.json", "ascend_op_kernels.json", "onnx_op_spec.json"], reference, build_limits()),
+        "atc_errors.json": table(
+            "atccheck.atc_errors/1",
+            "ATC error codes relevant to ONNX conversion.",
+            ["atc_error_codes.json"], reference, build_errors(reference)),
+        "atc_options.json": table(
+            "atccheck.atc_options/1",
+            "ATC command-line options relevant to ONNX models.",
+            ["atc_options.json"], reference, build_options(reference), **options_extra(reference)),
+    }
+    return {name: dump(doc) for name, doc in docs.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--check", action="store_true", help="compare with the committed tables; write nothing")
+    args = parser.parse_args(argv)
+    missing = [name for name in REFERENCE_FILES if not (args.reference / name).is_file()]
+    if missing:
+        print(f"build_op_tables: missing reference files in {args.reference}: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    built = build(args.reference)
+    if args.check:
+        stale = [name for name, text in built.items()
+                 if not (args.out / name).is_file() or (args.out / name).read_text(encoding="utf-8") != text]
+        for name in stale:
+            print(f"stale: op_tables/{name}", file=sys.stderr)
+        return 1 if stale else 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, text in built.items():
+        (args.out / name).write_text(text, encoding="utf-8")
+    print(f"wrote {len(built)} tables to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
