@@ -166,6 +166,7 @@ def check_prepared(
         node_count=len(prepared.graph.nodes),
         opset_imports=dict(ctx.opset_imports),
         input_shapes=dict(prepared.input_shapes),
+        context=ctx,
     )
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from atccheck.findings import Finding, Severity
 from atccheck.target import Target
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.context import CheckContext
 
 SCHEMA_VERSION = 1
 FAIL_ON = ("error", "warning", "info", "never")
@@ -46,6 +49,9 @@ class Report:
     node_count: int = 0
     opset_imports: dict[str, int] = field(default_factory=dict)
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # The context the rules ran in (model, shapes, tables), for emitters that need the graph,
+    # such as ATC's pre-check report. Not part of the JSON report.
+    context: "CheckContext | None" = field(default=None, repr=False, compare=False)
 
     def counts(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Severity}
@@ -80,6 +86,7 @@ class Report:
             node_count=self.node_count,
             opset_imports=dict(self.opset_imports),
             input_shapes=dict(self.input_shapes),
+            context=self.context,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from atccheck.emit import FORMATS
 from atccheck.cli.options import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
@@ -26,7 +27,7 @@ from atccheck.cli.options import (
 @cann_option
 @input_shape_option
 @precision_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True)
 @click.option("-o", "--output", "output", metavar="FILE", help="Write the report to FILE instead of stdout.")
 @fail_on_option
 @click.option("--select", multiple=True, metavar="CODE|NAME", help="Only these rules (codes, names or prefixes).")

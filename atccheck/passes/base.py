@@ -1,0 +1,102 @@
+"""The fix-pass contract and the pass registry.
+
+A pass is a class in its own module under ``atccheck/passes/``, decorated with
+:func:`register_pass`. It rewrites a model; it never reports findings (the rules do that,
+before and after). It declares which rule names it removes and whether it is exact
+(``safe = True``) or changes numerics or assumptions (``safe = False``: runs only with
+``--unsafe-fixes``). ``run`` works on a copy the pipeline hands it and returns
+:class:`PassResult`; returning ``modified=False`` means "nothing to do here".
+
+The pipeline (``atccheck/fixer.py``) runs only the passes whose rules fired, in ``ORDER``,
+then verifies every step: ``onnx.checker`` full check, onnxruntime outputs against the
+original within ``tolerance``, and the rules again. A step that fails is rolled back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+    from atccheck.findings import Finding
+    from atccheck.target import Target
+
+NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+# Documented order of the pipeline stages (issue #3). A pass belongs to one stage.
+ORDER = (
+    "make-inputs-static",
+    "simplify",
+    "convert-opset",
+    "single-opset-import",
+    "decompose",
+    "split-kernels",
+    "repair",
+)
+
+
+@dataclass(frozen=True)
+class PassContext:
+    """What a pass may read: the target, the user's shapes, the findings that made it run."""
+
+    target: "Target"
+    input_shapes: Mapping[str, tuple[int, ...]]
+    findings: Sequence["Finding"]
+    unsafe: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PassResult:
+    model: "onnx.ModelProto"
+    modified: bool
+    notes: list[str] = field(default_factory=list)  # what it did, for the report ("3 Gelu nodes")
+
+
+class FixPass:
+    """Base class of a fix pass."""
+
+    name: ClassVar[str]  # verb phrase, kebab-case: "split-large-kernel-conv"
+    stage: ClassVar[str]  # one of ORDER
+    fixes: ClassVar[frozenset[str]]  # rule names whose findings this pass removes
+    safe: ClassVar[bool] = True
+    tolerance: ClassVar[float] = 1e-5  # max abs error allowed against the original outputs
+    # When set, the pass runs only if a finding of `fixes` is on one of these op types.
+    op_types: ClassVar[frozenset[str] | None] = None
+
+    def wanted(self, findings: Sequence["Finding"]) -> bool:
+        """Whether a finding present calls for this pass."""
+        for f in findings:
+            if f.name in self.fixes and (self.op_types is None or f.location.op_type in self.op_types):
+                return True
+            if f.fix.pass_name == self.name:
+                return True
+        return False
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        raise NotImplementedError
+
+
+_PASSES: dict[str, type[FixPass]] = {}
+
+
+def register_pass(cls: type[FixPass]) -> type[FixPass]:
+    if not NAME_PATTERN.match(getattr(cls, "name", "")):
+        raise ValueError(f"{cls.__name__}: pass name must be kebab-case")
+    if getattr(cls, "stage", None) not in ORDER:
+        raise ValueError(f"{cls.__name__}: stage must be one of {ORDER}")
+    if not cls.__doc__:
+        raise ValueError(f"{cls.__name__}: a pass documents itself in its docstring")
+    known = _PASSES.get(cls.name)
+    if known is not None and known is not cls:
+        raise ValueError(f"duplicate pass name {cls.name}")
+    _PASSES[cls.name] = cls
+    return cls
+
+
+def registered_passes() -> dict[str, type[FixPass]]:
+    """Passes in pipeline order (stage, then name)."""
+    return dict(sorted(_PASSES.items(), key=lambda kv: (ORDER.index(kv[1].stage), kv[0])))
