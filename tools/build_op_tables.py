@@ -675,7 +675,59 @@ def options_extra(reference: Path) -> dict:
         "precision_bf16_values": ["allow_fp32_to_bf16", "allow_mix_precision_bf16", "mixed_bfloat16"],
         "precision_hif8_values": ["cube_hif8", "mixed_hif8"],
         "precision_source": "https://www.hiascend.com/document/detail/zh/canncommercial/900/devaids/atctool/atlasatcparam_16_0068.html",
+        # Every --soc_version name ATC accepts (platform_config ini files), including chips atccheck
+        # has no kernel facts for: the atc-cmd linter tells an invalid literal from an unsupported one.
+        "soc_version_families": [
+            {"product": family["product"], "values": family["values"]}
+            for family in options["soc_versions"]["families"]
+        ],
+        "soc_version_not_valid": options["soc_versions"]["not_valid_for_atc"],
+        "soc_version_source": options["soc_versions"]["sources"][0],
+        "other_flags": other_flags(options),
     }
+
+
+# Flags ATC's parser registers that the reference list leaves out (not documented for ONNX).
+# Registered with DEFINE_string/DEFINE_bool in api/atc/atc_flags.cc; bool flags take a value only
+# in the --name=value form (optional argument).
+ATC_FLAGS_SOURCE = "hicann/ge@7bb4b9f58:api/atc/atc_flags.cc"
+UNDOCUMENTED_ATC_FLAGS = (
+    ("--build_config", "string"),
+    ("--cal_conf", "string"),
+    ("--cluster_config", "string"),
+    ("--device_id", "string"),
+    ("--hccl_sub_comm_config", "string"),
+    ("--raw_ge_options_ignore_unsupported", "bool"),
+    ("--save_original_model", "string"),
+    ("--target", "string"),
+)
+
+
+def other_flags(options: dict) -> list[dict]:
+    """ATC flags that are not in the ONNX option entries: known to the parser, so never 'unknown'."""
+    entries = []
+    for param in options["parameters"]:
+        if param.get("onnx_relevance") not in ("not_for_onnx", "removed"):
+            continue
+        entries.append({
+            "name": param["name"],
+            "relevance": param["onnx_relevance"],
+            "type": param.get("type"),
+            "note": " ".join(param.get("constraints", [])),
+            "related_error_codes": param.get("related_error_codes", []),
+            "source": param["sources"][0] if param.get("sources") else "shared/reference/atc_options.json",
+        })
+    for name, kind in UNDOCUMENTED_ATC_FLAGS:
+        entries.append({
+            "name": name,
+            "relevance": "undocumented",
+            "type": kind,
+            "note": "registered by ATC's option parser; not documented for ONNX conversion",
+            "related_error_codes": [],
+            "source": ATC_FLAGS_SOURCE,
+        })
+    entries.sort(key=lambda e: e["name"])
+    return entries
 
 
 # --------------------------------------------------------------------------- main
