@@ -11,6 +11,7 @@ from atccheck.report import Report
 FORMATS: dict[str, str] = {
     "text": "text",
     "json": "json_report",
+    "atc-precheck": "atc_precheck",
 }
 
 
