@@ -108,7 +108,7 @@ def test_real_quantized_model_as_a_user_sees_it(shared_models):
     assert result.exit_code == 1, result.output
     import json
 
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     mine = [f for f in report["findings"] if f["name"] == "multiple-opset-imports"]
     assert len(mine) == 1 and mine[0]["atc_error"] == "E16005"
     assert mine[0]["data"]["used_by_custom_domain_nodes"] == ["com.microsoft"]
