@@ -1,0 +1,64 @@
+"""Formulas several decompositions share (Gelu in two passes, LayerNorm in two passes).
+
+Each takes an :class:`~atccheck.passes._rewrite.Emitter`, the input value name and its
+element type, appends the ops, and returns the name of the result.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.passes._rewrite import Emitter
+
+GELU_TANH_CUBIC = 0.044715  # the cubic coefficient of the tanh approximation (ONNX Gelu-20 spec)
+
+
+def gelu_erf(em: "Emitter", x: str, elem: int, out: str | None = None) -> str:
+    """0.5 * x * (1 + erf(x / sqrt(2))), in the op order exporters emit below opset 20."""
+    scaled = em.op("Div", [x, em.scalar(math.sqrt(2.0), elem, "sqrt2")])
+    erf = em.op("Erf", [scaled])
+    one_plus = em.op("Add", [erf, em.scalar(1.0, elem, "one")])
+    times_x = em.op("Mul", [x, one_plus])
+    return em.op("Mul", [times_x, em.scalar(0.5, elem, "half")], out)
+
+
+def gelu_tanh(em: "Emitter", x: str, elem: int, out: str | None = None) -> str:
+    """0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))."""
+    cube = em.op("Mul", [x, em.op("Mul", [x, x])])
+    inner = em.op("Add", [x, em.op("Mul", [cube, em.scalar(GELU_TANH_CUBIC, elem, "cubic")])])
+    tanh = em.op("Tanh", [em.op("Mul", [inner, em.scalar(math.sqrt(2.0 / math.pi), elem, "sqrt_2_over_pi")])])
+    one_plus = em.op("Add", [tanh, em.scalar(1.0, elem, "one")])
+    times_x = em.op("Mul", [x, one_plus])
+    return em.op("Mul", [times_x, em.scalar(0.5, elem, "half")], out)
+
+
+def normalize(
+    em: "Emitter",
+    x: str,
+    axes: Sequence[int],
+    epsilon: float,
+    elem: int,
+    stash: int | None = None,
+    mean_out: str | None = None,
+    inv_std_out: str | None = None,
+) -> str:
+    """(x - mean) / sqrt(var + epsilon) over ``axes`` (keepdims), computed in ``stash`` type.
+
+    The op sequence is the one exporters write for layer norm below opset 17:
+    ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div. ``mean_out`` and ``inv_std_out``
+    name the optional statistics outputs (in the stash type, keepdims shape) when wanted.
+    The result is cast back to ``elem`` when a stash type other than ``elem`` is given.
+    """
+    compute = stash if stash is not None else elem
+    xs = em.cast(x, compute) if compute != elem else x
+    mean = em.reduce("ReduceMean", xs, axes, 1, out=mean_out)
+    centered = em.op("Sub", [xs, mean])
+    squared = em.op("Pow", [centered, em.scalar(2.0, compute, "two")])
+    variance = em.reduce("ReduceMean", squared, axes, 1)
+    std = em.op("Sqrt", [em.op("Add", [variance, em.scalar(epsilon, compute, "epsilon")])])
+    if inv_std_out:
+        em.op("Reciprocal", [std], inv_std_out)
+    normalized = em.op("Div", [centered, std])
+    return em.cast(normalized, elem) if compute != elem else normalized

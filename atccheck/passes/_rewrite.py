@@ -1,0 +1,483 @@
+"""Bookkeeping shared by the rewrite passes: walk graphs, name values, emit ops right for the opset.
+
+A rewrite pass decides, node by node, whether and how to replace it; this module does the rest:
+
+- :class:`Rewriter` walks every graph of the model bottom-up (subgraphs before the graph that
+  holds them), asks the pass for each node, and splices the replacement in place of the node,
+  so the graph stays topologically sorted. It knows the model opset, the inferred shapes of
+  the model as it was handed over, the target profile's registry, and which nodes a finding
+  asked this pass to fix.
+- :class:`Emitter` builds one node's replacement: fresh unique names, constants as
+  initializers of the node's own graph, and ops written the way the model's opset wants them
+  (``ReduceMean`` axes as attribute below opset 18 and as input from 18, ``Clip`` bounds as
+  inputs from 11, ``Slice``/``Squeeze``/``Unsqueeze`` forms). Nothing reaches the model unless
+  the pass returns the emitter, so a refusal half way leaves the node untouched.
+
+A pass returns from its per-node function an :class:`Emitter` (replace the node), a string
+(leave it and say why: the note goes to the report), or None (not a node for this pass).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+from atccheck.findings import ROOT_GRAPH
+from atccheck.passes.base import PassContext, PassResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import onnx
+
+    from atccheck.model.shapes import ShapeIndex, TensorInfo
+
+STANDARD_DOMAINS = ("", "ai.onnx")
+
+# Opset at which an op's list-valued attribute became an input.
+AXES_AS_INPUT = {
+    "ReduceSum": 13,
+    "ReduceMean": 18,
+    "ReduceMax": 18,
+    "ReduceMin": 18,
+    "ReduceProd": 18,
+    "Squeeze": 13,
+    "Unsqueeze": 13,
+}
+CLIP_BOUNDS_AS_INPUTS = 11
+SLICE_ARGS_AS_INPUTS = 10
+
+
+class Unsupported(Exception):
+    """Raised inside a rewrite to leave the node untouched; the message becomes the note."""
+
+
+@dataclass
+class Site:
+    """A node where it sits: its graph, the graph's path as findings spell it, its index."""
+
+    graph: "onnx.GraphProto"
+    path: str
+    index: int
+    node: "onnx.NodeProto"
+
+    @property
+    def label(self) -> str:
+        """The node's name, or ``<OpType>_<n>`` as findings name an unnamed node."""
+        return self.node.name or f"{self.node.op_type}_{self.index}"
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        import onnx
+
+        for attr in self.node.attribute:
+            if attr.name == name:
+                value = onnx.helper.get_attribute_value(attr)
+                return value.decode("utf-8") if isinstance(value, bytes) else value
+        return default
+
+    def input(self, index: int) -> str:
+        return self.node.input[index] if index < len(self.node.input) else ""
+
+    def output(self, index: int) -> str:
+        return self.node.output[index] if index < len(self.node.output) else ""
+
+
+class Emitter:
+    """The replacement of one node: new nodes and constants, committed together or not at all."""
+
+    def __init__(self, rewriter: "Rewriter", site: Site) -> None:
+        self.rw = rewriter
+        self.site = site
+        self.nodes: list["onnx.NodeProto"] = []
+        self.initializers: list["onnx.TensorProto"] = []
+        self.prefix = site.label
+
+    @property
+    def opset(self) -> int:
+        return self.rw.opset
+
+    def name(self, hint: str) -> str:
+        return self.rw.fresh(f"{self.prefix}/{hint}")
+
+    # ---- constants
+
+    def const(self, value: Any, hint: str = "const", dtype: Any = None) -> str:
+        """A constant (initializer of the node's graph) holding ``value``."""
+        import numpy as np
+        from onnx import numpy_helper
+
+        array = np.asarray(value, dtype=dtype)
+        name = self.name(hint)
+        self.initializers.append(numpy_helper.from_array(array, name))
+        return name
+
+    def scalar(self, value: float, elem_type: int, hint: str = "c") -> str:
+        """A scalar constant of the given ONNX element type."""
+        return self.const(value, hint, dtype=np_dtype(elem_type))
+
+    def ints(self, values: Iterable[int], hint: str = "ints") -> str:
+        import numpy as np
+
+        return self.const(np.array(list(values), dtype=np.int64), hint)
+
+    # ---- nodes
+
+    def op(
+        self,
+        op_type: str,
+        inputs: Sequence[str],
+        outputs: str | Sequence[str] | int | None = None,
+        domain: str = "",
+        **attrs: Any,
+    ) -> Any:
+        """Append a node; returns its output name (one output) or list of names."""
+        from onnx import helper
+
+        if outputs is None:
+            names = [self.name(op_type.lower())]
+        elif isinstance(outputs, int):
+            names = [self.name(f"{op_type.lower()}{k}") for k in range(outputs)]
+        elif isinstance(outputs, str):
+            names = [outputs]
+        else:
+            names = list(outputs)
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        node_name = self.rw.fresh(f"{self.prefix}/{op_type}")
+        self.nodes.append(helper.make_node(op_type, list(inputs), names, name=node_name, domain=domain, **attrs))
+        return names[0] if len(names) == 1 else names
+
+    def reduce(self, op_type: str, x: str, axes: Sequence[int], keepdims: int = 1, out: str | None = None) -> str:
+        """ReduceMean/ReduceSum/... with axes as attribute or input, whichever the opset wants."""
+        if self.opset >= AXES_AS_INPUT[op_type]:
+            return self.op(op_type, [x, self.ints(axes, "axes")], out, keepdims=keepdims)
+        return self.op(op_type, [x], out, axes=list(axes), keepdims=keepdims)
+
+    def unsqueeze(self, x: str, axes: Sequence[int], out: str | None = None) -> str:
+        if self.opset >= AXES_AS_INPUT["Unsqueeze"]:
+            return self.op("Unsqueeze", [x, self.ints(axes, "axes")], out)
+        return self.op("Unsqueeze", [x], out, axes=list(axes))
+
+    def clip(self, x: str, low: float, high: float, elem_type: int, out: str | None = None) -> str:
+        """Clip with bounds as attributes (opset < 11) or as scalar inputs of x's type."""
+        if self.opset >= CLIP_BOUNDS_AS_INPUTS:
+            return self.op("Clip", [x, self.scalar(low, elem_type, "min"), self.scalar(high, elem_type, "max")], out)
+        return self.op("Clip", [x], out, min=float(low), max=float(high))
+
+    def slice(self, x: str, starts: Sequence[int], ends: Sequence[int], axes: Sequence[int], out: str | None = None) -> str:
+        if self.opset >= SLICE_ARGS_AS_INPUTS:
+            args = [self.ints(starts, "starts"), self.ints(ends, "ends"), self.ints(axes, "axes")]
+            return self.op("Slice", [x, *args], out)
+        return self.op("Slice", [x], out, starts=list(starts), ends=list(ends), axes=list(axes))
+
+    def reshape(self, x: str, shape: Sequence[int], out: str | None = None) -> str:
+        return self.op("Reshape", [x, self.ints(shape, "shape")], out)
+
+    def transpose(self, x: str, perm: Sequence[int], out: str | None = None) -> str:
+        if list(perm) == list(range(len(perm))) and out is None:
+            return x
+        return self.op("Transpose", [x], out, perm=list(perm))
+
+    def cast(self, x: str, to: int, out: str | None = None) -> str:
+        return self.op("Cast", [x], out, to=to)
+
+
+class Rewriter:
+    """Runs one pass's per-node rewrite over every graph of a model and records what happened."""
+
+    def __init__(self, model: "onnx.ModelProto", ctx: PassContext, pass_name: str) -> None:
+        self.model = model
+        self.ctx = ctx
+        self.pass_name = pass_name
+        self.names = all_names(model)
+        self.notes: list[str] = []
+        self.rewritten: list[str] = []
+        self._shapes: "ShapeIndex | None" = None
+        self._graph_index = None
+        self.requested = {
+            (f.location.graph, f.location.node) for f in ctx.findings if f.fix.pass_name == pass_name
+        }
+
+    # ---- facts about the model and the target
+
+    def opset_of(self, domain: str = "") -> int | None:
+        aliases = ("", "ai.onnx") if domain in STANDARD_DOMAINS else (domain,)
+        for entry in self.model.opset_import:
+            if entry.domain in aliases:
+                return int(entry.version)
+        return None
+
+    @property
+    def opset(self) -> int:
+        return self.opset_of("") or 1
+
+    @property
+    def shapes(self) -> "ShapeIndex":
+        """Shapes and types of the model as handed to the pass (the user's input shapes applied)."""
+        if self._shapes is None:
+            from atccheck.model.shapes import infer_shapes
+
+            self._shapes = infer_shapes(self.model, dict(self.ctx.input_shapes))
+        return self._shapes
+
+    def info(self, name: str) -> "TensorInfo | None":
+        return self.shapes.get(name) if name else None
+
+    def elem_type(self, name: str) -> int | None:
+        info = self.info(name)
+        return info.elem_type if info is not None and info.elem_type else None
+
+    def float_type(self, name: str) -> int:
+        """The element type of a float tensor, or Unsupported when unknown or not float."""
+        elem = self.elem_type(name)
+        if elem is None:
+            raise Unsupported(f"the element type of '{name}' is unknown")
+        if not is_float(elem):
+            raise Unsupported(f"'{name}' is {elem_name(elem)}, not a float16/float32/float64 tensor")
+        return elem
+
+    def rank(self, name: str) -> int | None:
+        info = self.info(name)
+        return info.rank if info is not None else None
+
+    def static_shape(self, name: str) -> tuple[int, ...] | None:
+        info = self.info(name)
+        if info is None or not info.is_static:
+            return None
+        return tuple(int(d) for d in info.shape)  # type: ignore[arg-type]
+
+    def const_value(self, name: str, limit: int | None = None) -> "np.ndarray | None":
+        """The value of a constant (initializer anywhere, or Constant output); None otherwise.
+
+        ``limit`` None reads small constants only (what rules read); pass a number of elements
+        to read weights (``fix`` has loaded them; external data that was not loaded gives None).
+        """
+        import onnx
+        from onnx import numpy_helper
+
+        if not name:
+            return None
+        if self._graph_index is None:
+            from atccheck.model.graph import GraphIndex
+
+            self._graph_index = GraphIndex(self.model)
+        index = self._graph_index
+        tensor = index.initializers.get(name)
+        if tensor is None or limit is None:
+            return index.const_value(name)
+        if tensor.data_location == onnx.TensorProto.EXTERNAL:
+            return None
+        count = 1
+        for d in tensor.dims:
+            count *= int(d)
+        if count > limit:
+            return None
+        try:
+            return numpy_helper.to_array(tensor)
+        except Exception:  # malformed payload: treat as not constant
+            return None
+
+    def initializer_names(self) -> set[str]:
+        if self._graph_index is None:
+            from atccheck.model.graph import GraphIndex
+
+            self._graph_index = GraphIndex(self.model)
+        return set(self._graph_index.initializers)
+
+    def registered(self, op_type: str, domain: str = "") -> bool:
+        """Whether the target profile's parser registers this op at the model's opset."""
+        from atccheck.tables import tables
+
+        reg = tables().registry(self.ctx.target.profile.id).lookup(domain, op_type)
+        opset = self.opset_of(domain)
+        return reg is not None and opset is not None and reg.registered_at(opset)
+
+    def requested_here(self, site: Site) -> bool:
+        """A finding at this node named this pass as its fix."""
+        return (site.path, site.label) in self.requested
+
+    def wanted(self, site: Site) -> bool:
+        """Rewrite the node when the profile lacks it at the model opset or a finding asks for it."""
+        return not self.registered(site.node.op_type, site.node.domain) or self.requested_here(site)
+
+    # ---- names
+
+    def fresh(self, base: str) -> str:
+        name = base
+        k = 1
+        while name in self.names:
+            name = f"{base}_{k}"
+            k += 1
+        self.names.add(name)
+        return name
+
+    # ---- the walk
+
+    def run(self, rewrite: Callable[[Site], "Emitter | str | None"], op_types: Iterable[str], domain: str = "") -> None:
+        """Call ``rewrite`` on every node of these op types (in any graph, innermost graphs first)."""
+        types = frozenset(op_types)
+        domains = STANDARD_DOMAINS if domain in STANDARD_DOMAINS else (domain,)
+        self._visit(self.model.graph, ROOT_GRAPH, types, domains, rewrite)
+
+    def _visit(self, graph, path, types, domains, rewrite) -> None:
+        import onnx
+
+        for index, node in enumerate(graph.node):
+            label = node.name or f"{node.op_type}_{index}"
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    self._visit(attr.g, f"{path}/{label}:{attr.name}", types, domains, rewrite)
+                elif attr.type == onnx.AttributeProto.GRAPHS:
+                    for k, sub in enumerate(attr.graphs):
+                        self._visit(sub, f"{path}/{label}:{attr.name}[{k}]", types, domains, rewrite)
+        edits: dict[int, Emitter] = {}
+        for index, node in enumerate(graph.node):
+            if node.op_type not in types or node.domain not in domains:
+                continue
+            site = Site(graph, path, index, node)
+            try:
+                outcome = rewrite(site)
+            except Unsupported as exc:
+                outcome = str(exc)
+            if isinstance(outcome, Emitter):
+                edits[index] = outcome
+                self.rewritten.append(site.label)
+            elif isinstance(outcome, str):
+                self.notes.append(f"{node.op_type} '{site.label}' left as is: {outcome}")
+        if edits:
+            _splice(graph, edits)
+
+    # ---- after the walk
+
+    def prune_initializers(self, candidates: Iterable[str]) -> None:
+        """Drop initializers (and their graph-input entries) that no node reads any more."""
+        wanted = set(candidates)
+        if not wanted:
+            return
+        used = used_names(self.model)
+        for graph in iter_graphs(self.model.graph):
+            keep = [t for t in graph.initializer if t.name not in wanted or t.name in used]
+            if len(keep) != len(graph.initializer):
+                dropped = {t.name for t in graph.initializer} - {t.name for t in keep}
+                del graph.initializer[:]
+                graph.initializer.extend(keep)
+                inputs = [i for i in graph.input if i.name not in dropped]
+                if len(inputs) != len(graph.input):
+                    del graph.input[:]
+                    graph.input.extend(inputs)
+
+    def drop_stale_value_info(self) -> None:
+        """Forget value_info of values no node produces any more (removed optional outputs)."""
+        for graph in iter_graphs(self.model.graph):
+            produced = {o for n in graph.node for o in n.output if o}
+            produced |= {i.name for i in graph.input}
+            keep = [v for v in graph.value_info if v.name in produced]
+            if len(keep) != len(graph.value_info):
+                del graph.value_info[:]
+                graph.value_info.extend(keep)
+
+    def drop_unused_domain(self, domain: str) -> bool:
+        """Remove the opset import of a domain no node (nor local function) uses any more."""
+        if any(n.domain == domain for g in iter_graphs(self.model.graph) for n in g.node):
+            return False
+        if any(f.domain == domain or any(n.domain == domain for n in f.node) for f in self.model.functions):
+            return False
+        keep = [e for e in self.model.opset_import if e.domain != domain]
+        if len(keep) == len(self.model.opset_import):
+            return False
+        del self.model.opset_import[:]
+        self.model.opset_import.extend(keep)
+        return True
+
+    def result(self, what: str) -> PassResult:
+        notes = list(self.notes)
+        if self.rewritten:
+            notes.insert(0, f"{len(self.rewritten)} {what} rewritten")
+            self.drop_stale_value_info()
+        return PassResult(self.model, bool(self.rewritten), notes)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _splice(graph: "onnx.GraphProto", edits: dict[int, Emitter]) -> None:
+    nodes = []
+    for index, node in enumerate(graph.node):
+        if index in edits:
+            nodes.extend(edits[index].nodes)
+        else:
+            nodes.append(node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    for emitter in edits.values():
+        graph.initializer.extend(emitter.initializers)
+
+
+def iter_graphs(graph: "onnx.GraphProto"):
+    """A graph and all graphs nested in its nodes' attributes."""
+    import onnx
+
+    yield graph
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                yield from iter_graphs(attr.g)
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    yield from iter_graphs(sub)
+
+
+def all_names(model: "onnx.ModelProto") -> set[str]:
+    """Every value, initializer and node name in every graph (new names must avoid them all)."""
+    names: set[str] = set()
+    for graph in iter_graphs(model.graph):
+        names.update(i.name for i in graph.input)
+        names.update(o.name for o in graph.output)
+        names.update(v.name for v in graph.value_info)
+        names.update(t.name for t in graph.initializer)
+        for node in graph.node:
+            names.update(node.input)
+            names.update(node.output)
+            names.add(node.name)
+    names.discard("")
+    return names
+
+
+def used_names(model: "onnx.ModelProto") -> set[str]:
+    """Names some node reads or some graph outputs."""
+    used: set[str] = set()
+    for graph in iter_graphs(model.graph):
+        used.update(o.name for o in graph.output)
+        for node in graph.node:
+            used.update(node.input)
+    for function in model.functions:
+        for node in function.node:
+            used.update(node.input)
+    return used
+
+
+def consumers(model: "onnx.ModelProto", name: str) -> int:
+    """How many node inputs and graph outputs, in any graph, read this value."""
+    count = 0
+    for graph in iter_graphs(model.graph):
+        count += sum(1 for o in graph.output if o.name == name)
+        for node in graph.node:
+            count += sum(1 for i in node.input if i == name)
+    return count
+
+
+def is_float(elem_type: int | None) -> bool:
+    """float16, float32 or float64: the types the decompositions write constants for."""
+    from onnx import TensorProto
+
+    return elem_type in (TensorProto.FLOAT16, TensorProto.FLOAT, TensorProto.DOUBLE)
+
+
+def np_dtype(elem_type: int):
+    from onnx import helper
+
+    return helper.tensor_dtype_to_np_dtype(elem_type)
+
+
+def elem_name(elem_type: int) -> str:
+    from atccheck.model.shapes import dtype_name
+
+    return dtype_name(elem_type) or "of unknown type"
