@@ -8,8 +8,10 @@ before and after). It declares which rule names it removes and whether it is exa
 :class:`PassResult`; returning ``modified=False`` means "nothing to do here".
 
 The pipeline (``atccheck/fixer.py``) runs only the passes whose rules fired, in ``ORDER``,
-then verifies every step: ``onnx.checker`` full check, onnxruntime outputs against the
-original within ``tolerance``, and the rules again. A step that fails is rolled back.
+then verifies every step: ``onnx.checker`` full check, onnxruntime outputs against the model
+the pass was handed, and the rules again. A step that fails is rolled back. A step is
+accepted when every output element satisfies ``|new - old| <= tolerance + rtol * |old|``
+(integer and bool outputs must match exactly).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
+    from atccheck.context import CheckContext
     from atccheck.findings import Finding
     from atccheck.target import Target
 
@@ -47,6 +50,9 @@ class PassContext:
     findings: Sequence["Finding"]
     unsafe: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
+    # The rules' view of the model as handed to the pass (inferred shapes, graph index), when the
+    # pipeline has it; passes may read it instead of inferring shapes again. Read-only.
+    context: "CheckContext | None" = None
 
 
 @dataclass
@@ -63,7 +69,8 @@ class FixPass:
     stage: ClassVar[str]  # one of ORDER
     fixes: ClassVar[frozenset[str]]  # rule names whose findings this pass removes
     safe: ClassVar[bool] = True
-    tolerance: ClassVar[float] = 1e-5  # max abs error allowed against the original outputs
+    tolerance: ClassVar[float] = 1e-5  # absolute error allowed against the outputs before the pass
+    rtol: ClassVar[float] = 1e-5  # plus this fraction of the old value's magnitude (allclose-style)
     # When set, the pass runs only if a finding of `fixes` is on one of these op types.
     op_types: ClassVar[frozenset[str] | None] = None
 
