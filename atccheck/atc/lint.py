@@ -1,0 +1,673 @@
+"""Lint an ``atc`` command a user already has, the way ATC's option parser will read it.
+
+Two layers, as on a real machine:
+
+1. the shell (``shell.py``): quotes, ``$VAR`` expansions and unquoted ``;`` that cut a command;
+2. ATC's parser (hicann/ge ``api/atc/cmd_flag_info.cc``): ``-name`` is rewritten to ``--name``
+   when two letters follow the dash, ``-`` inside a name becomes ``_``, getopt_long then takes
+   ``--name=value`` or ``--name value`` (the next word, even one starting with ``--``), accepts a
+   unique prefix of a flag, stops at an unknown flag (``ERROR: unknown command line flag``) and
+   finally rejects stray words (``ERROR: Non-option parameter``).
+
+Then the values are checked with the rules the generator obeys (``spec.py``): soc literal,
+input names and ranks against the model, gear rules, dynamic shape per chip, precision.
+Every defect is a :class:`~atccheck.findings.Finding` with an AC5xx code from ``codes.py`` and
+the ATC error it would cause.
+
+Where the user's intent is clear (two flags glued together, a space after ``=``, a unicode
+dash), the value checks run on what was meant, so one mistake gives one finding.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable
+
+from atccheck.atc import codes as C
+from atccheck.atc.facts import (
+    GEAR_FLAGS,
+    ONNX_FRAMEWORK,
+    OPTIONS_TABLE,
+    PARSER_SOURCE,
+    REQUIRED_FLAGS,
+    FlagInfo,
+    known_flags,
+    precision_values,
+    soc_source,
+    valid_soc_names,
+)
+from atccheck.atc.shell import Command, ShellSyntaxError, Word, split_commands
+from atccheck.atc.spec import (
+    ShapeEntry,
+    check_dynamic_mode,
+    check_gear_count,
+    check_gears_against_shape,
+    check_names_and_ranks,
+    model_inputs,
+    parse_gears,
+    parse_input_shape,
+)
+from atccheck.errors import UsageError
+from atccheck.findings import Finding, FixSuggestion, Location, Severity
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+    from atccheck.tables import Profile, Soc, Tables
+
+COMMAND_GRAPH = "atc-command"  # Location.graph of every lint finding: the place is an option, not a node
+UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
+WRAPPERS = ("sudo", "nohup", "time", "exec", "command", "env")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ANGLE = re.compile(r"<[^<>\s]*[A-Za-z][^<>]*>")
+_LOOKS_LIKE_VALUE = re.compile(r"^[^\s/=]*:[-0-9~,]*$|^[0-9][0-9,;]*$")
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One flag as ATC's parser sees it (or, with ``intended``, as the user meant it)."""
+
+    flag: str  # canonical --name
+    value: str | None
+    written: str  # the word(s) as typed
+    word: Word | None = None
+    intended: bool = False  # recovered from a defect ATC would not see through
+
+    @property
+    def has_expansion(self) -> bool:
+        return bool(self.word and self.word.expansions)
+
+
+@dataclass(frozen=True)
+class ParsedCommand:
+    argv: tuple[str, ...]  # what the atc process receives (expansions left as written)
+    occurrences: tuple[Occurrence, ...]
+    line: int
+
+    def last(self, flag: str) -> Occurrence | None:
+        found = [o for o in self.occurrences if o.flag == flag]
+        return found[-1] if found else None
+
+    def value(self, flag: str) -> str | None:
+        occurrence = self.last(flag)
+        return occurrence.value if occurrence else None
+
+    def has(self, flag: str) -> bool:
+        return any(o.flag == flag for o in self.occurrences)
+
+
+@dataclass(frozen=True)
+class LintResult:
+    commands: tuple[ParsedCommand, ...]
+    findings: tuple[Finding, ...]
+
+    def counts(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            counts[f.severity.value] += 1
+        return counts
+
+    def has_errors(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+
+class _Collector:
+    """Builds findings with the code table's defaults."""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.line = 1  # line of the atc command being linted, for scripts with several
+
+    def add(self, name: str, option: str | None, message: str, *, hint: str, source: str = PARSER_SOURCE,
+            atc_error: str | None = "default", severity: Severity | None = None, data: dict | None = None) -> None:
+        code = C.lint_code(name)
+        self.findings.append(Finding(
+            code=code.code,
+            name=code.name,
+            severity=severity or code.severity,
+            message=message,
+            location=Location(graph=COMMAND_GRAPH, node=option),
+            hint=hint,
+            fix=FixSuggestion.manual(),
+            source=source,
+            atc_error=code.atc_error if atc_error == "default" else atc_error,
+            data={**(data or {}), "line": self.line},
+        ))
+
+
+# --------------------------------------------------------------------------- finding the atc commands
+
+
+def _program_index(command: Command) -> int | None:
+    """Index of the atc program word, skipping VAR=value assignments and sudo/nohup/time."""
+    for index, word in enumerate(command.words):
+        text = word.text
+        if _ASSIGNMENT.match(text) or text in WRAPPERS:
+            continue
+        return index if os.path.basename(text) == "atc" else None
+    return None
+
+
+def _atc_commands(commands: list[Command], out: _Collector) -> list[tuple[list[Word], int]]:
+    """Each atc command's argument words, with unquoted-separator continuations re-joined."""
+    found: list[tuple[list[Word], int]] = []
+    i = 0
+    while i < len(commands):
+        command = commands[i]
+        start = _program_index(command)
+        if start is None:
+            i += 1
+            continue
+        words = list(command.words[start + 1:])
+        end = command.end
+        j = i + 1
+        while end in (";", "&", "|", "&&", "||") and j < len(commands):
+            following = commands[j]
+            first = following.words[0].text if following.words else ""
+            if not (first.startswith("--") or _LOOKS_LIKE_VALUE.match(first)):
+                break
+            cut = words[-1].text if words else ""
+            flag = cut.split("=", 1)[0] if cut.startswith("-") else "the command"
+            lost = sorted({w.text.split("=", 1)[0] for w in following.words if w.text.startswith("--")})
+            message = (f"an unquoted '{end}' in the value of {flag} ends the atc command: ATC sees "
+                       f"'{cut}' and the shell runs '{first}' as another command")
+            if lost:
+                message += f"; lost to ATC: {', '.join(lost)}"
+            out.line = command.line
+            out.add("unquoted-shell-separator", flag if flag.startswith("--") else None, message,
+                    hint=f"wrap the whole value in double quotes: {flag}=\"...\"",
+                    source="shared/reference/notes/atc_cli.md rule 3; E10054",
+                    data={"separator": end, "lost_flags": lost})
+            if words and following.words and end == ";":
+                joined = words[-1]
+                glue = following.words[0]
+                words[-1] = Word(joined.text + ";" + glue.text, joined.raw + ";" + glue.raw,
+                                 joined.expansions + glue.expansions, joined.quoted or glue.quoted)
+                words.extend(following.words[1:])
+            else:
+                words.extend(following.words)
+            end = following.end
+            j += 1
+        found.append((words, command.line))
+        i = j
+    return found
+
+
+# --------------------------------------------------------------------------- ATC's option parser
+
+
+def _normalize(text: str) -> tuple[str, bool]:
+    """FormatArgv: '-name' -> '--name' when two letters follow; '-' in the name -> '_'."""
+    promoted = False
+    if re.match(r"^-(?!-)[A-Za-z]{2,}", text):
+        text = "-" + text
+        promoted = True
+    if re.match(r"^--[A-Za-z]{2,}", text):
+        head, sep, tail = text.partition("=")
+        text = head[:4] + head[4:].replace("-", "_") + sep + tail
+    return text, promoted
+
+
+def _resolve_flag(name: str, flags: dict[str, FlagInfo]) -> tuple[str | None, list[str]]:
+    """(canonical flag, candidates): exact match, else getopt_long's unique-prefix match."""
+    if name in flags:
+        return name, [name]
+    candidates = sorted(f for f in flags if f.startswith(name))
+    if len(candidates) == 1:
+        return candidates[0], candidates
+    return None, candidates
+
+
+def _glued(value: str, flags: dict[str, FlagInfo]) -> tuple[str, str] | None:
+    """'x:1,3,224,224--output=out' -> ('x:1,3,224,224', '--output=out') when a known flag is glued on."""
+    for match in re.finditer(r"-{1,2}([A-Za-z][A-Za-z0-9_-]+)", value):
+        start = match.start()
+        if start == 0:
+            continue
+        candidate = "--" + match.group(1).replace("-", "_")
+        if candidate in flags:
+            return value[:start], "--" + value[start:].lstrip("-")
+    return None
+
+
+def parse_atc_words(words: list[Word], out: _Collector, flags: dict[str, FlagInfo], line: int) -> ParsedCommand:
+    occurrences: list[Occurrence] = []
+    argv = tuple(w.text for w in words)
+    stray: list[Word] = []
+    i = 0
+    end_of_options = False
+    while i < len(words):
+        word = words[i]
+        text = word.text
+        i += 1
+        if end_of_options or not text.startswith(("-",) + tuple(UNICODE_DASHES)) or text == "-":
+            stray.append(word)
+            continue
+        if text == "--":
+            end_of_options = True
+            continue
+        if text[0] in UNICODE_DASHES:
+            fixed = "--" + text.lstrip("-" + UNICODE_DASHES)
+            shown = text.split("=", 1)[0]
+            out.add("unicode-dash-flag", fixed.split("=", 1)[0],
+                    f"'{shown}' starts with '{text[0]}' (U+{ord(text[0]):04X}), not '-': ATC reads the word as a "
+                    "stray parameter and the flag as unset", hint=f"type plain ASCII dashes: {fixed.split('=', 1)[0]}")
+            normalized, _ = _normalize(fixed)
+            name, _, value = normalized.partition("=")
+            canonical, _ = _resolve_flag(name, flags)
+            if canonical:
+                occurrences.append(Occurrence(canonical, value if "=" in normalized else None, text, word, True))
+            continue
+        normalized, promoted = _normalize(text)
+        if normalized.startswith("--"):
+            name, eq, value = normalized.partition("=")
+            canonical, candidates = _resolve_flag(name, flags)
+            if promoted:
+                out.add("single-dash-flag", canonical or name,
+                        f"'{text.split('=', 1)[0]}' has one dash; ATC rewrites it to '{name}' because two letters "
+                        "follow, so it works here, but it is not the documented form",
+                        hint=f"write {canonical or name}", atc_error=None)
+            if canonical is None:
+                near = candidates or difflib.get_close_matches(name, list(flags), n=3, cutoff=0.7)
+                hint = f"did you mean {', '.join(near[:3])}?" if near else "run 'atc --help' for the flags"
+                what = "is ambiguous: it starts " + ", ".join(candidates[:4]) if len(candidates) > 1 else "is not a flag"
+                out.add("unknown-atc-flag", name,
+                        f"'{name}' {what}; ATC stops with \"ERROR: unknown command line flag '{name.lstrip('-')}'\"",
+                        hint=hint, data={"flag": name, "candidates": candidates[:5]})
+                if "=" not in normalized and i < len(words) and not words[i].text.startswith("-"):
+                    i += 1  # its value, most likely
+                continue
+            if canonical != name:
+                out.add("abbreviated-flag", canonical, f"'{name}' is accepted as an abbreviation of {canonical}",
+                        hint=f"spell it out: {canonical}")
+            info = flags[canonical]
+            if eq:
+                glued = _glued(value, flags)
+                if glued is not None:
+                    head, rest = glued
+                    other = rest.split("=", 1)[0]
+                    out.add("glued-flags", canonical,
+                            f"{canonical} and {other} are one word ('...{head[-12:]}{rest[:len(other) + 1]}...'): "
+                            f"ATC reads '{value}' as the value of {canonical} and never sees {other}",
+                            hint="put a space before the second flag (after the closing quote)",
+                            atc_error="E10054", data={"flag": canonical, "glued": other})
+                    occurrences.append(Occurrence(canonical, head, text, word, True))
+                    other_name, _, other_value = rest.partition("=")
+                    other_canonical, _ = _resolve_flag(other_name, flags)
+                    if other_canonical:
+                        occurrences.append(Occurrence(other_canonical, other_value, text, word, True))
+                    continue
+                if value == "" and i < len(words) and not words[i].text.startswith("-") and info.takes_value:
+                    nxt = words[i]
+                    out.add("space-after-equals", canonical,
+                            f"'{text} {nxt.text}': the space after '=' gives {canonical} an empty value and "
+                            f"'{nxt.text}' becomes a stray word (\"ERROR: Non-option parameter: {nxt.text}\")",
+                            hint=f"remove the space: {canonical}={nxt.text}", data={"flag": canonical})
+                    occurrences.append(Occurrence(canonical, nxt.text, f"{text} {nxt.raw}", nxt, True))
+                    i += 1
+                    continue
+                occurrences.append(Occurrence(canonical, value, text, word))
+                continue
+            if not info.takes_value:
+                occurrences.append(Occurrence(canonical, None, text, word))
+                continue
+            if i >= len(words):
+                out.add("missing-flag-value", canonical,
+                        f"{canonical} is the last word and has no value: ATC stops with \"ERROR: flag '{text}' is "
+                        "missing its argument\"", hint=f"give it a value: {canonical}=...")
+                continue
+            nxt = words[i]
+            i += 1
+            if nxt.text.startswith("--"):
+                swallowed = nxt.text.split("=", 1)[0]
+                out.add("missing-flag-value", canonical,
+                        f"{canonical} has no value, so getopt_long takes the next word '{nxt.text}' as its value "
+                        f"and {swallowed} is never set", hint=f"give {canonical} its value, or remove it",
+                        atc_error="E10054", data={"flag": canonical, "swallowed": swallowed})
+                occurrences.append(Occurrence(canonical, nxt.text, f"{text} {nxt.raw}", nxt))
+                continue
+            occurrences.append(Occurrence(canonical, nxt.text, f"{text} {nxt.raw}", nxt))
+            continue
+        # a single dash and fewer than two letters: getopt's short options; only -h exists
+        if normalized in ("-h",):
+            occurrences.append(Occurrence("--help", None, text, word))
+            continue
+        short = normalized.lstrip("-").split("=", 1)[0]
+        out.add("single-dash-flag", normalized.split("=", 1)[0],
+                f"'{normalized.split('=', 1)[0]}' is read as short option(s), which ATC does not have: ATC stops "
+                f"with \"ERROR: unknown command line flag '{short}'\"",
+                hint="use the long form with two dashes, e.g. --output=...", severity=Severity.ERROR,
+                atc_error=C.UNKNOWN_FLAG)
+    for word in stray:
+        previous = next((o for o in reversed(occurrences) if o.word is not None), None)
+        hint = "quote the value it belongs to, or remove it"
+        if previous is not None and previous.value is not None and not previous.value.endswith(('"', "'")):
+            hint = f"if it is part of the value of {previous.flag}, quote the whole value"
+        out.add("stray-word", None,
+                f"'{word.text}' belongs to no flag: ATC stops with \"ERROR: Non-option parameter: {word.text}\"",
+                hint=hint, data={"word": word.text})
+    return ParsedCommand(argv, tuple(occurrences), line)
+
+
+# --------------------------------------------------------------------------- value checks
+
+
+def _check_duplicates(cmd: ParsedCommand, out: _Collector) -> None:
+    seen: dict[str, list[Occurrence]] = {}
+    for occurrence in cmd.occurrences:
+        seen.setdefault(occurrence.flag, []).append(occurrence)
+    for flag, items in seen.items():
+        values = [o.value for o in items]
+        if len(set(values)) > 1:
+            shown = " then ".join(f"'{v}'" for v in values)
+            out.add("duplicate-atc-flag", flag,
+                    f"{flag} is given {len(items)} times ({shown}); ATC keeps the last value, '{values[-1]}', "
+                    "without a word", hint=f"keep one {flag}", data={"values": values})
+
+
+def _check_placeholders(cmd: ParsedCommand, out: _Collector) -> None:
+    for occurrence in cmd.occurrences:
+        word = occurrence.word
+        if word is None or occurrence.value is None:
+            continue
+        required = occurrence.flag in REQUIRED_FLAGS["0"]
+        for expansion in word.expansions:
+            if expansion not in occurrence.value:
+                continue
+            empty = "an empty value (E10054 for a required flag)" if required else "an empty value"
+            out.add("unresolved-placeholder", occurrence.flag,
+                    f"{occurrence.flag} contains '{expansion}': the shell substitutes it, and when it is unset "
+                    f"ATC gets {empty}", hint=f"write the real value, or make sure {expansion} is set",
+                    atc_error="E10054" if required else None, data={"placeholder": expansion})
+        for match in _ANGLE.finditer(occurrence.value):
+            out.add("unresolved-placeholder", occurrence.flag,
+                    f"{occurrence.flag} contains the placeholder '{match.group(0)}'"
+                    + ("; unquoted, the shell reads '<' and '>' as redirections" if not word.quoted else ""),
+                    hint="replace the placeholder with the real value", atc_error=None,
+                    severity=Severity.ERROR, data={"placeholder": match.group(0)})
+
+
+def _check_required(cmd: ParsedCommand, out: _Collector) -> None:
+    mode = cmd.value("--mode") or "0"
+    for flag in REQUIRED_FLAGS.get(mode, ()):
+        occurrence = cmd.last(flag)
+        if occurrence is None:
+            code = "E10007" if flag == "--framework" else "E10054"
+            out.add("missing-required-flag", flag, f"{flag} is required for --mode={mode} and is not given",
+                    hint=f"add {flag}=..." + (" (5 for ONNX)" if flag == "--framework" else ""), atc_error=code,
+                    source="shared/reference/atc_options.json dependency_rules")
+        elif occurrence.value == "" and not occurrence.intended:
+            out.add("missing-required-flag", flag, f"{flag} is given with an empty value",
+                    hint=f"give {flag} its value", atc_error="E10054",
+                    source="shared/reference/atc_options.json dependency_rules")
+
+
+def _check_enums(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo], profile: "Profile | None") -> None:
+    for occurrence in cmd.occurrences:
+        info = flags[occurrence.flag]
+        if occurrence.flag == "--precision_mode_v2" and profile is not None and not profile.precision_mode_v2:
+            out.add("flag-not-in-release", occurrence.flag,
+                    f"CANN {profile.id} has no {occurrence.flag}; its ATC stops with \"ERROR: unknown command line "
+                    f"flag 'precision_mode_v2'\"", hint="use --precision_mode with the matching v1 value",
+                    source=OPTIONS_TABLE)
+            continue
+        if info.relevance in ("not_for_onnx", "removed"):
+            removed = info.relevance == "removed"
+            out.add("flag-not-for-onnx", occurrence.flag,
+                    f"{occurrence.flag} {'has been removed' if removed else 'does nothing for ONNX models'}"
+                    + (f": {info.note}" if info.note else ""), hint=f"remove {occurrence.flag}",
+                    severity=Severity.ERROR if removed else Severity.WARNING,
+                    atc_error="E10060" if removed else None, source=info.source)
+            continue
+        if occurrence.flag in ("--input_format", "--framework"):
+            continue  # their own checks below
+        if info.allowed and occurrence.value is not None and not occurrence.has_expansion \
+                and occurrence.value not in info.allowed:
+            out.add("invalid-flag-value", occurrence.flag,
+                    f"'{occurrence.value}' is not a value of {occurrence.flag} (values: {', '.join(info.allowed)})",
+                    hint=f"use one of: {', '.join(info.allowed)}", atc_error=info.value_error, source=info.source)
+
+
+def _check_framework_format(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo], onnx_model: bool) -> None:
+    framework = cmd.last("--framework")
+    if framework is not None and framework.value is not None and not framework.has_expansion:
+        allowed = flags["--framework"].allowed or ()
+        if framework.value not in allowed:
+            out.add("wrong-framework", "--framework", f"'{framework.value}' is not a framework (0, 1, 3, 5)",
+                    hint="--framework=5 for ONNX", atc_error="E10007", source=flags["--framework"].source)
+        elif framework.value != ONNX_FRAMEWORK and onnx_model:
+            out.add("wrong-framework", "--framework",
+                    f"--framework={framework.value} for an ONNX model: ATC parses the file as another framework's "
+                    "format and fails", hint="--framework=5 for ONNX", atc_error="E13005",
+                    source="shared/reference/notes/atc_cli.md rule 22")
+    fmt = cmd.last("--input_format")
+    if fmt is not None and fmt.value is not None and not fmt.has_expansion:
+        allowed = flags["--input_format"].allowed or ("NCHW", "ND", "NCDHW")
+        if fmt.value not in allowed:
+            what = "NHWC is rejected for ONNX" if fmt.value.upper() == "NHWC" else f"'{fmt.value}' is not a format"
+            out.add("nhwc-for-onnx", "--input_format",
+                    f"{what}: ATC accepts only {', '.join(allowed)} for ONNX (\"The value must be NCHW, ND or NCDHW "
+                    "in ONNX model.\")", hint="NCHW for 4-D image inputs, NCDHW for 5-D, ND otherwise",
+                    atc_error="E10001", source=flags["--input_format"].source)
+
+
+def _check_output(cmd: ParsedCommand, out: _Collector) -> None:
+    output = cmd.value("--output")
+    if not output:
+        return
+    if output.endswith("/"):
+        out.add("output-not-a-base-name", "--output",
+                f"'{output}' ends with '/': ATC needs a file base name in that folder", hint=f"{output}model",
+                atc_error="E10022", source="hicann/ge@ffdcbc9f7:api/atc/main_impl.cc")
+    elif output.endswith(".om"):
+        out.add("output-not-a-base-name", "--output",
+                f"'{output}' ends with .om: ATC appends .om itself and writes '{output}.om'",
+                hint=f"--output={output[:-3]}", atc_error=None, severity=Severity.WARNING,
+                source="shared/reference/atc_options.json --output")
+
+
+def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables") -> "Soc | None":
+    occurrence = cmd.last("--soc_version")
+    if occurrence is None or occurrence.value is None or occurrence.has_expansion or not occurrence.value:
+        return None
+    value = occurrence.value
+    names = valid_soc_names(tbl)
+    source = soc_source(tbl)
+    if value in names:
+        soc = tbl.socs.get(value)
+        if soc is None:
+            out.add("invalid-soc-version", "--soc_version",
+                    f"'{value}' is a valid ATC target ({names[value]}), but atccheck has no facts for it: chip checks "
+                    "are skipped", hint="run the check on real hardware with 'atc --mode=3'", atc_error=None,
+                    severity=Severity.INFO, source=source)
+        return soc
+    by_lower = {n.lower(): n for n in names}
+    near = difflib.get_close_matches(value, list(names), n=3, cutoff=0.6)
+    if value.lower() in by_lower:
+        reason = f"--soc_version is case-sensitive: write {by_lower[value.lower()]}"
+    elif value in tbl.atc_options_extra.get("soc_version_not_valid", ()) or any(
+            value in entry.split(" / ")[0].split(" / ") for entry in tbl.atc_options_extra.get("soc_version_not_valid", ())):
+        reason = "a short family name used inside CANN, not a platform config"
+    elif re.fullmatch(r"(?i)ascend", value):
+        reason = "'Ascend' alone names no chip: append the model, e.g. Ascend310P3 (see 'npu-smi info')"
+    elif re.search(r"(?i)x{2,}", value):
+        reason = "a template placeholder ('xxx') left in: put the chip name from 'npu-smi info'"
+    else:
+        reason = "no platform config has this name" + (f"; did you mean {', '.join(near)}?" if near else "")
+    short_names = [n for n in names if n.startswith(value) and n != value]
+    if short_names and "case-sensitive" not in reason:
+        reason += f" (the family has {', '.join(short_names[:4])}{', ...' if len(short_names) > 4 else ''})"
+    out.add("invalid-soc-version", "--soc_version", f"'{value}' is not a --soc_version: {reason}",
+            hint="use the exact name of the chip that will run the model ('atccheck targets' lists them)",
+            atc_error=None, source=source,
+            data={"value": value, "suggestions": near})
+    return tbl.socs.get(by_lower.get(value.lower(), ""), None)
+
+
+def _shape_problems_to_findings(problems: Iterable, out: _Collector) -> None:
+    names = {
+        "input-shape-syntax": "input-shape-syntax",
+        "input-name": "input-name-not-in-model",
+        "input-rank": "input-rank-mismatch",
+        "gear-rule": "gear-rule",
+        "dynamic-shape": "dynamic-shape-on-static-chip",
+    }
+    for problem in problems:
+        hint = {
+            "input-shape-syntax": "write \"name:d0,d1,...;name2:...\" with positive integers (-1 for gear axes)",
+            "input-name": "use the exact graph input names (initializers excluded)",
+            "input-rank": "give as many dims as the model input has",
+            "gear-rule": "see the gear rules in docs/atc.md, or let 'atccheck atc-cmd' write the command",
+            "dynamic-shape": "give static shapes, or gears (--dynamic_batch_size/--dynamic_image_size/--dynamic_dims)",
+        }[problem.kind]
+        out.add(names[problem.kind], problem.option, problem.message, hint=hint, atc_error=problem.atc_error,
+                source=problem.source)
+
+
+def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto | None", soc: "Soc | None",
+                  profile: "Profile | None", tbl: "Tables") -> None:
+    occurrence = cmd.last("--input_shape")
+    entries: list[ShapeEntry] = []
+    if occurrence is not None and occurrence.value is not None and not occurrence.has_expansion:
+        value = occurrence.value.strip('"')
+        entries, problems = parse_input_shape(value)
+        if problems and ";" not in value and value.count(":") > 1:
+            problems = problems[:1]
+            first = problems[0]
+            problems[0] = type(first)(first.option, first.message + "; entries look separated by ',' instead of ';'",
+                                      first.atc_error, first.kind, first.source)
+        _shape_problems_to_findings(problems, out)
+        if model is not None:
+            _shape_problems_to_findings(check_names_and_ranks(entries, model), out)
+    gear_flags = [f for f in GEAR_FLAGS if cmd.has(f)]
+    if len(gear_flags) > 1:
+        out.add("gear-rule", gear_flags[1], f"{', '.join(gear_flags)} are mutually exclusive", hint="keep one",
+                atc_error="E10009", source="shared/reference/atc_options.json mutual_exclusion_groups")
+    given = {e.name for e in entries}
+    if model is not None and (occurrence is None or not occurrence.has_expansion):
+        for item in model_inputs(model):
+            if item.is_dynamic and item.name not in given and (entries == [] or entries[0].name is not None):
+                dims = ",".join(str(d) for d in item.atc_dims)
+                out.add("missing-input-shape", "--input_shape",
+                        f"input '{item.name}' has symbolic dims ({dims} to ATC) and --input_shape does not set it: "
+                        "\"The shapes of inputs contain -1 in the model\"",
+                        hint=f"add '{item.name}:<dims>' to --input_shape", atc_error="E10001",
+                        source="hicann/ge@ffdcbc9f7:api/atc/omg.cc (CheckInputShapeNode)",
+                        data={"input": item.name, "dims": list(item.atc_dims)})
+    if gear_flags:
+        flag = gear_flags[0]
+        gear_occurrence = cmd.last(flag)
+        if gear_occurrence is None or gear_occurrence.value is None or gear_occurrence.has_expansion:
+            return
+        gears, problems = parse_gears(flag, gear_occurrence.value.strip('"'))
+        _shape_problems_to_findings(problems, out)
+        if gears is not None:
+            _shape_problems_to_findings(check_gear_count(gears, soc, tbl), out)
+            if occurrence is None:
+                _shape_problems_to_findings(check_gears_against_shape(gears, []), out)
+            elif entries:
+                _shape_problems_to_findings(check_gears_against_shape(gears, _complete(entries, model)), out)
+    elif entries:
+        _shape_problems_to_findings(check_dynamic_mode(_complete(entries, model), soc, profile), out)
+
+
+def _complete(entries: list[ShapeEntry], model: "onnx.ModelProto | None") -> list[ShapeEntry]:
+    """The shapes ATC ends up with: the given entries plus the model dims of inputs not named."""
+    if model is None or any(e.name is None for e in entries):
+        return entries
+    given = {e.name for e in entries}
+    rest = [ShapeEntry(i.name, i.atc_dims) for i in model_inputs(model) if i.name not in given and i.dims is not None]
+    return list(entries) + rest
+
+
+def _check_precision(cmd: ParsedCommand, out: _Collector, soc: "Soc | None", tbl: "Tables") -> None:
+    v1 = cmd.last("--precision_mode")
+    v2 = cmd.last("--precision_mode_v2")
+    if v1 is not None and v2 is not None:
+        out.add("precision-mode-conflict", "--precision_mode_v2",
+                "--precision_mode and --precision_mode_v2 are both set: \"Cannot configure both parameters\"",
+                hint="keep one (prefer --precision_mode_v2 where the release has it)", atc_error="E10056",
+                source="shared/reference/atc_options.json mutual_exclusion_groups")
+    if soc is None:
+        return
+    bf16 = set(tbl.atc_options_extra.get("precision_bf16_values", ()))
+    hif8 = set(tbl.atc_options_extra.get("precision_hif8_values", ()))
+    for occurrence in (v1, v2):
+        if occurrence is None or occurrence.value is None:
+            continue
+        if occurrence.value in bf16 and not soc.bf16_precision:
+            out.add("precision-mode-conflict", occurrence.flag,
+                    f"{occurrence.value} needs bf16 support, which {soc.name} lacks (bf16 modes: Atlas A2/A3, 310B, "
+                    "950); the ATC error code for it is not catalogued", hint="use a fp16 or fp32 mode",
+                    atc_error=None, source=tbl.atc_options_extra.get("precision_source", OPTIONS_TABLE))
+        elif occurrence.value in hif8:
+            out.add("precision-mode-conflict", occurrence.flag,
+                    f"{occurrence.value} exists only on Ascend 950 chips, not on {soc.name}",
+                    hint="use a fp16 or fp32 mode", atc_error=None,
+                    source=tbl.atc_options_extra.get("precision_source", OPTIONS_TABLE))
+
+
+def _check_model_path(cmd: ParsedCommand, out: _Collector, model_path: str | None) -> None:
+    named = cmd.value("--model")
+    if not named or not model_path or cmd.last("--model").has_expansion:  # type: ignore[union-attr]
+        return
+    if os.path.basename(named) != os.path.basename(model_path):
+        out.add("model-path-mismatch", "--model",
+                f"--model names '{named}', but the lint used '{model_path}'; input names and ranks were checked "
+                "against the latter", hint="lint against the model the command converts", atc_error=None)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def lint_command(
+    text: str,
+    model: "onnx.ModelProto | None" = None,
+    *,
+    model_path: str | None = None,
+    soc: str | None = None,
+    cann: str = "8.0",
+) -> LintResult:
+    """Lint every ``atc`` command in ``text`` (a one-liner or a script).
+
+    ``model`` enables the checks against the graph (input names, ranks, dynamic inputs);
+    ``soc`` is the chip to assume when the command's own ``--soc_version`` is missing or invalid;
+    ``cann`` picks the release (flags such as --precision_mode_v2 exist only from 7.0 on).
+    Raises UsageError when the text holds no atc command or is not complete shell.
+    """
+    from atccheck.tables import tables
+    from atccheck.target import resolve_profile, resolve_soc
+
+    tbl = tables()
+    profile = resolve_profile(cann, tbl)
+    fallback_soc = resolve_soc(soc, tbl) if soc else None
+    try:
+        commands = split_commands(text)
+    except ShellSyntaxError as exc:
+        raise UsageError(f"the command is not complete shell text: {exc}") from None
+    out = _Collector()
+    found = _atc_commands(commands, out)
+    if not found:
+        raise UsageError("no atc command found (the program must be 'atc' or a path ending in /atc)")
+    flags = known_flags(tbl)
+    parsed: list[ParsedCommand] = []
+    onnx_model = model is not None or (model_path or "").endswith(".onnx")
+    for words, line in found:
+        out.line = line
+        cmd = parse_atc_words(words, out, flags, line)
+        parsed.append(cmd)
+        _check_duplicates(cmd, out)
+        _check_placeholders(cmd, out)
+        _check_required(cmd, out)
+        _check_enums(cmd, out, flags, profile)
+        named = cmd.value("--model") or ""
+        _check_framework_format(cmd, out, flags, onnx_model or named.endswith(".onnx"))
+        _check_output(cmd, out)
+        chip = _check_soc(cmd, out, tbl) or fallback_soc
+        _check_shapes(cmd, out, model, chip, profile, tbl)
+        _check_precision(cmd, out, chip, tbl)
+        _check_model_path(cmd, out, model_path)
+    return LintResult(tuple(parsed), tuple(out.findings))

@@ -1,0 +1,168 @@
+"""atccheck atc-cmd: print the exact atc command for a model and a chip, or lint your own."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from atccheck.cli.options import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    cann_option,
+    error_boundary,
+    input_shape_option,
+    use_color,
+    write_output,
+)
+
+
+@click.command("atc-cmd")
+@click.argument("model", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--soc", "soc", metavar="SOC_VERSION",
+              help="Target chip, as ATC's --soc_version (any case). Required unless --lint/--lint-file "
+                   "names a valid one.")
+@cann_option
+@input_shape_option
+@click.option("--dynamic-batch", metavar="B1,B2,...", help='Batch gears: "1,2,4,8" (-1 goes on axis 0).')
+@click.option("--dynamic-image-size", metavar='"H,W;H,W"', help='Image-size gears: "224,224;448,448".')
+@click.option("--dynamic-dims", metavar='"D,..;D,.."', help="Gears for every -1 of the input shape, in order.")
+@click.option("--output", "atc_output", metavar="BASE",
+              help="ATC's --output: base name of the .om (default: the model's path without .onnx).")
+@click.option("--precision-mode", "precision_mode", default=None, metavar="MODE",
+              help="--precision_mode or --precision_mode_v2 value (default: ATC's own, force_fp16).")
+@click.option("--lint", "lint_text", metavar='"atc ..."', help="Lint this atc command instead of writing one.")
+@click.option("--lint-file", "lint_file", type=click.Path(dir_okay=False, path_type=str), metavar="SCRIPT",
+              help="Lint every atc command in a shell script.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@error_boundary
+def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_size, dynamic_dims, atc_output,
+                    precision_mode, lint_text, lint_file, fmt):
+    """Print the atc command that converts MODEL for --soc, or lint an existing one.
+
+    The command always has --framework=5, --model, --output (a base name), --soc_version in
+    ATC's spelling and --input_format; --input_shape lists every real input in graph order when
+    an input is dynamic, shapes are given or gears are asked for. Requests ATC would reject
+    (gear rules, -1 on Ascend310/310B, bf16 on chips without it) exit 2 naming ATC's error code.
+
+    With --lint/--lint-file, each defect of the command (unknown or glued flags, a space after
+    '=', wrong soc literals, input names not in MODEL, gear rules, NHWC for ONNX, ...) is listed
+    with the ATC error it would cause; exit 1 when one is an error.
+    """
+    from atccheck.errors import UsageError
+    from atccheck.model.loading import load_model
+
+    if lint_text is not None and lint_file is not None:
+        raise UsageError("give --lint or --lint-file, not both")
+    loaded = load_model(model)
+    if lint_text is not None or lint_file is not None:
+        text = lint_text if lint_text is not None else _read_script(lint_file)
+        _lint(loaded.model, model, text, lint_file or "<command>", soc, cann, fmt, precision_mode)
+        return
+    if not soc:
+        raise UsageError("--soc is required to write a command")
+    from atccheck.atc.command import build_command
+
+    command = build_command(
+        loaded.model, model, soc, input_shapes=input_shape, dynamic_batch=dynamic_batch,
+        dynamic_image_size=dynamic_image_size, dynamic_dims=dynamic_dims, output=atc_output,
+        precision_mode=precision_mode, cann=cann)
+    if fmt == "json":
+        write_output(json.dumps(command.to_dict(), indent=2, ensure_ascii=False) + "\n", None)
+    else:
+        write_output(command.line + "\n", None)
+        for note in command.notes:
+            click.echo(f"# note: {note}", err=True)
+    sys.exit(EXIT_CLEAN)
+
+
+def _read_script(path: str) -> str:
+    from atccheck.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+
+
+def _suggestion(model, model_path, result, soc, cann, precision_mode):
+    """The command atccheck would write for the same chip (and shapes/gears, when they are valid)."""
+    from atccheck.atc.command import build_command
+    from atccheck.atc.facts import GEAR_FLAGS, valid_soc_names
+    from atccheck.errors import AtcCheckError
+
+    cmd = result.commands[0] if result.commands else None
+    chip = soc
+    if cmd is not None and cmd.value("--soc_version") in valid_soc_names():
+        chip = chip or cmd.value("--soc_version")
+    if not chip:
+        return None
+    tries = []
+    if cmd is not None:
+        gears = {flag: cmd.value(flag) for flag in GEAR_FLAGS if cmd.value(flag)}
+        tries.append(dict(
+            input_shapes=cmd.value("--input_shape") or None,
+            dynamic_batch=gears.get("--dynamic_batch_size"),
+            dynamic_image_size=gears.get("--dynamic_image_size"),
+            dynamic_dims=gears.get("--dynamic_dims"),
+            output=cmd.value("--output") or None,
+            precision_mode=precision_mode or cmd.value("--precision_mode_v2") or cmd.value("--precision_mode"),
+        ))
+    tries.append(dict(precision_mode=precision_mode))
+    for kwargs in tries:
+        try:
+            return build_command(model, model_path, chip, cann=cann, **kwargs)
+        except AtcCheckError:
+            continue
+    return None
+
+
+def _lint(model, model_path, text, where, soc, cann, fmt, precision_mode):
+    from atccheck.atc.lint import lint_command
+
+    result = lint_command(text, model, model_path=model_path, soc=soc, cann=cann)
+    suggested = _suggestion(model, model_path, result, soc, cann, precision_mode)
+    if fmt == "json":
+        doc = {
+            "source": where,
+            "commands": [{"line": c.line, "argv": ["atc", *c.argv]} for c in result.commands],
+            "summary": {**result.counts(), "total": len(result.findings)},
+            "findings": [f.to_dict() for f in result.findings],
+            "suggested": suggested.to_dict() if suggested else None,
+        }
+        write_output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", None)
+    else:
+        write_output(_lint_text(result, where, suggested, use_color()), None)
+    sys.exit(EXIT_FINDINGS if result.has_errors() else EXIT_CLEAN)
+
+
+COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def _lint_text(result, where, suggested, color) -> str:
+    def style(text, **kw):
+        return click.style(text, **kw) if color else text
+
+    lines = []
+    for f in result.findings:
+        option = f" ({f.location.node})" if f.location.node else ""
+        head = f"{where}:{f.data.get('line', 1)}: {f.severity.value} {f.code} {f.name}{option}"
+        lines.append(style(head, fg=COLOURS[f.severity.value], bold=True))
+        lines.append(f"    {f.message}")
+        extras = [f"ATC: {f.atc_error}" if f.atc_error else "ATC: no error (silent)"]
+        extras.append(f"hint: {f.hint}")
+        lines.append("    " + " | ".join(extras))
+    counts = result.counts()
+    commands = len(result.commands)
+    lines.append(style(
+        f"{commands} atc command{'s' if commands != 1 else ''}: {counts['error']} error(s), "
+        f"{counts['warning']} warning(s), {counts['info']} info", bold=True))
+    if suggested is not None:
+        lines.append("")
+        lines.append("atccheck would write:")
+        lines.append(suggested.line)
+    return "\n".join(lines) + "\n"
