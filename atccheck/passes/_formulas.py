@@ -62,3 +62,12 @@ def normalize(
         em.op("Reciprocal", [std], inv_std_out)
     normalized = em.op("Div", [centered, std])
     return em.cast(normalized, elem) if compute != elem else normalized
+
+
+def clamp(em: "Emitter", x: str, low: float, high: float, elem: int, use_clip: bool, out: str | None = None) -> str:
+    """min(max(x, low), high): one Clip when the profile registers Clip at the model opset,
+    else Max then Min against scalar constants (registered at every opset 8-18)."""
+    if use_clip:
+        return em.clip(x, low, high, elem, out)
+    floor = em.op("Max", [x, em.scalar(low, elem, "low")])
+    return em.op("Min", [floor, em.scalar(high, elem, "high")], out)

@@ -1,0 +1,70 @@
+"""decompose-layer-normalization: LayerNormalization (opset 17+) into ReduceMean arithmetic."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from atccheck.passes._formulas import normalize
+from atccheck.passes._rewrite import Emitter, Rewriter, Site
+from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+
+@register_pass
+class DecomposeLayerNormalization(FixPass):
+    """Rewrite LayerNormalization as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add.
+
+    Applies to standard-domain ``LayerNormalization`` nodes the target profile does not
+    register at the model opset (CANN 5.0 and 6.0 have no plugin for it; 8.0 and 9.0 register
+    only opsets 17 and 18), or that a finding names this pass for. Any ``axis`` (normalized
+    over ``axis`` .. last, written as negative ReduceMean axes; a non-negative axis needs the
+    input rank), with or without the bias ``B``, and ``stash_type``: when the input type
+    differs from the stash type the statistics are computed after a Cast, as the ONNX
+    function body does. The optional ``Mean`` and ``InvStdDev`` outputs are produced when
+    the node names them (keepdims shape, stash type). ReduceMean takes ``axes`` as an
+    attribute below opset 18 and as an input from 18. Exact up to float rounding.
+    """
+
+    name = "decompose-layer-normalization"
+    stage = "decompose"
+    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    op_types: ClassVar[frozenset[str] | None] = frozenset({"LayerNormalization"})
+    safe = True
+    tolerance = 1e-5
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        rw = Rewriter(model, ctx, self.name)
+
+        def rewrite(site: Site) -> Emitter | str | None:
+            if not rw.wanted(site):
+                return None
+            x, scale, bias = site.input(0), site.input(1), site.input(2)
+            elem = rw.float_type(x)
+            axis = int(site.attr("axis", -1))
+            if axis >= 0:
+                rank = rw.rank(x)
+                if rank is None:
+                    return f"axis={axis} needs the input rank, which shape inference did not find"
+                axis -= rank
+            em = Emitter(rw, site)
+            normalized = normalize(
+                em,
+                x,
+                list(range(axis, 0)),
+                float(site.attr("epsilon", 1e-5)),
+                elem,
+                stash=int(site.attr("stash_type", 1)),
+                mean_out=site.output(1) or None,
+                inv_std_out=site.output(2) or None,
+            )
+            y = site.output(0)
+            if bias:
+                em.op("Add", [em.op("Mul", [normalized, scale]), bias], y)
+            else:
+                em.op("Mul", [normalized, scale], y)
+            return em
+
+        rw.run(rewrite, self.op_types or ())
+        return rw.result("LayerNormalization node(s)")

@@ -1,0 +1,51 @@
+"""decompose-mish: Mish (opset 18) into x * Tanh(Softplus(x))."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from atccheck.passes._rewrite import Emitter, Rewriter, Site
+from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+
+@register_pass
+class DecomposeMish(FixPass):
+    """Rewrite Mish as ``x * Tanh(Softplus(x))``.
+
+    Applies to standard-domain ``Mish`` nodes the target profile does not register at the
+    model opset (only the 9.x source registers Mish, at opset 18), or that a finding names
+    this pass for. Softplus is used when the profile registers it at the model opset;
+    otherwise (CANN 8.0 documents Softplus only up to opset 13 and its sources stop at 15)
+    it is written ``Log(Exp(x) + 1)``: the same value, with Exp overflowing to +inf for
+    large x, where Tanh gives 1 and the result x, as Mish does. Exact up to float rounding.
+    """
+
+    name = "decompose-mish"
+    stage = "decompose"
+    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    op_types: ClassVar[frozenset[str] | None] = frozenset({"Mish"})
+    safe = True
+    tolerance = 1e-5
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        rw = Rewriter(model, ctx, self.name)
+        softplus = rw.registered("Softplus")
+
+        def rewrite(site: Site) -> Emitter | str | None:
+            if not rw.wanted(site):
+                return None
+            x = site.input(0)
+            elem = rw.float_type(x)
+            em = Emitter(rw, site)
+            if softplus:
+                soft = em.op("Softplus", [x])
+            else:
+                soft = em.op("Log", [em.op("Add", [em.op("Exp", [x]), em.scalar(1.0, elem, "one")])])
+            em.op("Mul", [x, em.op("Tanh", [soft])], site.output(0))
+            return em
+
+        rw.run(rewrite, self.op_types or ())
+        return rw.result("Mish node(s)")
