@@ -541,7 +541,10 @@ def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto |
                                       first.atc_error, first.kind, first.source)
         _shape_problems_to_findings(problems, out)
         if model is not None:
-            _shape_problems_to_findings(check_names_and_ranks(entries, model), out)
+            name_problems = check_names_and_ranks(entries, model)
+            _shape_problems_to_findings(name_problems, out)
+            if problems or name_problems:
+                return  # what follows would only restate the same mistake
     gear_flags = [f for f in GEAR_FLAGS if cmd.has(f)]
     if len(gear_flags) > 1:
         out.add("gear-rule", gear_flags[1], f"{', '.join(gear_flags)} are mutually exclusive", hint="keep one",

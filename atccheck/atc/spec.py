@@ -353,6 +353,9 @@ def check_names_and_ranks(entries: Sequence[ShapeEntry], model: "onnx.ModelProto
                                      f"(inputs: {known})", "E10016")
                 elif near:
                     message, code = f"'{name}' is not an input; names are case-sensitive: '{near[0]}'", "E10016"
+                elif ":" in name and "," in name:
+                    message, code = (f"'{name}' is not an input: the entries look separated by ',' instead of ';' "
+                                     f"(inputs: {known})"), "E10016"
                 else:
                     message, code = f"'{name}' is not an input of the model (inputs: {known})", "E10016"
                 problems.append(Problem("--input_shape", message, code, "input-name"))
