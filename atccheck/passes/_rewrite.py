@@ -179,6 +179,14 @@ class Emitter:
     def cast(self, x: str, to: int, out: str | None = None) -> str:
         return self.op("Cast", [x], out, to=to)
 
+    def finish(self, value: str, out: str) -> None:
+        """Make ``out`` carry ``value``: rename the last node's output, or add an Identity."""
+        last = self.nodes[-1] if self.nodes else None
+        if last is not None and list(last.output) == [value]:
+            last.output[0] = out
+        else:
+            self.op("Identity", [value], out)
+
 
 class Rewriter:
     """Runs one pass's per-node rewrite over every graph of a model and records what happened."""
