@@ -304,7 +304,7 @@ def build_registry(reference: Path, onnx_names: OnnxNames) -> list[dict]:
 
 def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
     kernels = load(reference, "ascend_op_kernels.json")
-    wanted = set()
+    wanted = rewrite_targets()
     for entry in registry_entries:
         for mapping in entry["ascend"]:
             wanted.add(mapping["ascend_op"])
@@ -314,18 +314,24 @@ def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
     for release, families in KERNEL_FAMILIES.items():
         data = kernels["releases"][release]
         aicpu_ops = data["aicpu_ops"]
+        # Host CPU kernels (host_cpu_kernel.json) are listed for the 8.1 package only; None = not known.
+        host_cpu_ops = set(data["host_cpu_ops"]) if "host_cpu_ops" in data else None
         for family in families:
             soc = data["socs"][family]
             for op in sorted(wanted):
                 info = soc["ops"].get(op)
                 aicpu = op in aicpu_ops or bool(info and info.get("aicpu"))
-                if info is None and not aicpu:
-                    continue  # no kernel in either engine's config: absent from the table
+                host_cpu = None if host_cpu_ops is None else op in host_cpu_ops
+                if info is None and not aicpu and not host_cpu:
+                    continue  # no kernel in any engine's config: absent from the table
                 entry = {"release": release, "family": family, "op": op}
                 entry["aicore"] = info.get("aicore") if info else None
                 entry["aicpu"] = aicpu
+                entry["host_cpu"] = host_cpu
                 if op in aicpu_ops:
-                    entry["aicpu_dtypes"] = sorted(aicpu_ops[op].get("dtypes") or [])
+                    # AI CPU configs spell bfloat16 'bf16'
+                    entry["aicpu_dtypes"] = sorted({DTYPE_NAMES.get(d, "bfloat16" if d == "bf16" else d)
+                                                    for d in aicpu_ops[op].get("dtypes") or []})
                 entry["source"] = soc["source"]
                 entries.append(entry)
     entries.sort(key=lambda e: (e["release"], e["family"], e["op"]))
@@ -471,6 +477,21 @@ SUPERSEDED = {
     ("Resize", "nearest_mode"): "the Resize plugin never reads nearest_mode; attr-ignored reports it",
     ("Gemm", "alpha"): "attr-ignored reports Gemm alpha/beta per era from the plugin sources",
     ("Gemm", "beta"): "attr-ignored reports Gemm alpha/beta per era from the plugin sources",
+    ("AveragePool", "count_include_pad"): (
+        "the AveragePool plugin passes count_include_pad to AvgPoolV2 as its exclusive attribute "
+        "(cann_onnx_registry.json attribute_or_rank_dependent_mappings ai.onnx::AveragePool)"
+    ),
+}
+
+# Published constraints the CANN source contradicts in some profiles only: (op, attr, kind) ->
+# (profiles where the source wins, reason). Those profiles are dropped from the page entry
+# and kept under superseded_profiles with the reason.
+SUPERSEDED_IN_PROFILES = {
+    ("Resize", "mode", "enum"): (
+        ["9.0"],
+        "the 9.x Resize plugin maps cubic to the Resize op (resize_onnx_plugin.cpp); it converts, and its "
+        "kernel placement is reported by aicpu-fallback",
+    ),
 }
 
 # Facts from the CANN plugin sources, per era (profiles), beyond the published pages.
@@ -552,12 +573,150 @@ def build_attr_limits(reference: Path, onnx_names: OnnxNames, spelled: dict[str,
             reason = SUPERSEDED.get((op, attr))
             if reason:
                 entry["superseded_by_source"] = reason
+            partial = SUPERSEDED_IN_PROFILES.get((op, attr, entry["kind"]))
+            if partial:
+                dropped, why = partial
+                entry["profiles"] = [p for p in entry["profiles"] if p not in dropped]
+                entry["superseded_profiles"] = {p: why for p in dropped}
             entry["source"] = page["url"]
             entries.append(entry)
     entries.extend(dict(item, when_rank=item.get("when_rank")) for item in SOURCE_ATTR_LIMITS)
     for entry in entries:
         entry.setdefault("superseded_by_source", None)
     entries.sort(key=lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]))
+    return entries
+
+
+# --------------------------------------------------------------------------- op behaviour facts
+
+GEMM_PLUGIN_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/gemm_plugin.cc@7d77ce32d"
+RESIZE_PLUGIN_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/resize_plugin.cc@7d77ce32d"
+RESIZE_PLUGIN_NEW = "hicann/ops-nn:common/src/framework/resize_onnx_plugin.cpp@e5c3fa932"
+AVGPOOL_PLUGIN_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/average_pool_plugin.cc@7d77ce32d"
+AVGPOOL_PLUGIN_NEW = "hicann/ops-nn:common/src/framework/average_pool_onnx_plugin.cpp@e5c3fa932"
+FUSION_PASSES = "dengguojie/vue-element-admin:ops/built-in/fusion_pass/graph_fusion/ai_core"
+ALL_PROFILES = ["5.0", "6.0", "8.0", "9.0"]
+CANNDEV_PROFILES = ["5.0", "6.0"]  # profiles whose op mapping comes from the 2022 canndev plugins
+HICANN_PROFILES = ["8.0", "9.0"]  # profiles whose op mapping comes from the 2026 hicann plugins
+
+# Attributes the parser plugins drop or reinterpret, so the model converts but computes
+# something else. values = the values that behave as ONNX defines them (the ONNX default
+# stands in for an absent attribute); absent = the attribute has an effect only when set;
+# when = the fact holds only when another attribute has one of these values.
+IGNORED_ATTRS = [
+    {"op": "Gemm", "attr": "alpha", "values": [1.0], "profiles": CANNDEV_PROFILES,
+     "note": "the 2022 plugin registers Gemm as MatMulV2 with transA/transB only; alpha is never read",
+     "source": GEMM_PLUGIN_OLD},
+    {"op": "Gemm", "attr": "beta", "values": [1.0], "profiles": CANNDEV_PROFILES,
+     "note": "the 2022 plugin registers Gemm as MatMulV2 with transA/transB only; beta is never read",
+     "source": GEMM_PLUGIN_OLD},
+    {"op": "Gemm", "attr": "alpha", "values": [1.0], "profiles": ["8.0"],
+     "note": "the 9.0.0 commercial page says alpha, beta and C are not supported (community 9.1+ pages and the "
+             "9.x source apply them with Muls)",
+     "source": "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0065.html"},
+    {"op": "Gemm", "attr": "beta", "values": [1.0], "profiles": ["8.0"],
+     "note": "the 9.0.0 commercial page says alpha, beta and C are not supported (community 9.1+ pages and the "
+             "9.x source apply them with Muls)",
+     "source": "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0065.html"},
+    {"op": "Resize", "attr": "nearest_mode", "values": ["round_prefer_ceil"], "when": {"attr": "mode", "values": ["nearest"]},
+     "profiles": CANNDEV_PROFILES,
+     "note": "the plugin never reads nearest_mode; the published page supports only round_prefer_ceil",
+     "source": RESIZE_PLUGIN_OLD},
+    {"op": "Resize", "attr": "nearest_mode", "values": ["round_prefer_ceil"], "when": {"attr": "mode", "values": ["nearest"]},
+     "profiles": HICANN_PROFILES,
+     "note": "the plugin never reads nearest_mode; the published page supports only round_prefer_ceil",
+     "source": RESIZE_PLUGIN_NEW},
+    {"op": "Resize", "attr": "coordinate_transformation_mode",
+     "values": ["align_corners", "asymmetric", "half_pixel", "pytorch_half_pixel"],
+     "when": {"attr": "mode", "values": ["nearest"]}, "profiles": CANNDEV_PROFILES,
+     "note": "ResizeNearestNeighborV2 gets align_corners for align_corners and half_pixel_centers for half_pixel and "
+             "pytorch_half_pixel; every other mode gets neither, which computes as asymmetric",
+     "source": RESIZE_PLUGIN_OLD},
+    {"op": "Resize", "attr": "coordinate_transformation_mode",
+     "values": ["align_corners", "asymmetric", "half_pixel", "pytorch_half_pixel"],
+     "when": {"attr": "mode", "values": ["nearest"]}, "profiles": HICANN_PROFILES,
+     "note": "ResizeNearestNeighborV2 gets align_corners for align_corners and half_pixel_centers for half_pixel and "
+             "pytorch_half_pixel; every other mode gets neither, which computes as asymmetric",
+     "source": RESIZE_PLUGIN_NEW},
+    {"op": "Resize", "attr": "antialias", "values": [0], "profiles": HICANN_PROFILES,
+     "note": "the plugin logs antialias as unsupported and ignores it", "source": RESIZE_PLUGIN_NEW},
+    {"op": "Resize", "attr": "keep_aspect_ratio_policy", "values": ["stretch"], "profiles": HICANN_PROFILES,
+     "note": "the plugin logs keep_aspect_ratio_policy as unsupported and ignores it", "source": RESIZE_PLUGIN_NEW},
+    {"op": "Resize", "attr": "axes", "absent": True, "profiles": HICANN_PROFILES,
+     "note": "the plugin logs axes as unsupported and resizes the H and W of a 4-D NCHW tensor", "source": RESIZE_PLUGIN_NEW},
+    {"op": "AveragePool", "attr": "auto_pad", "values": ["NOTSET", "SAME_UPPER", "VALID"], "profiles": CANNDEV_PROFILES,
+     "note": "SAME_LOWER only logs a warning and is treated as SAME (SAME_UPPER padding)", "source": AVGPOOL_PLUGIN_OLD},
+    {"op": "AveragePool", "attr": "auto_pad", "values": ["NOTSET", "SAME_UPPER", "VALID"], "profiles": HICANN_PROFILES,
+     "note": "SAME_LOWER only logs a warning and is treated as SAME (SAME_UPPER padding)", "source": AVGPOOL_PLUGIN_NEW},
+]
+
+# Published pages: reduce ops whose empty axes are not a full reduction.
+EMPTY_AXES_OPS = ("ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum")
+
+# Published pages: dtypes rejected under --precision_mode=must_keep_origin_dtype (opsets: None = all).
+ORIGIN_DTYPE_REJECTIONS = [
+    ("AveragePool", ["float32"], None),
+    ("Conv", ["float32", "float64"], None),
+    ("DeformableConv2D", ["float32", "float64"], None),
+    ("GatherND", ["float64"], None),
+    ("Gemm", ["float32"], [8, 9, 10]),
+    ("MaxRoiPool", ["float32"], None),
+    ("RoiAlign", ["float64"], None),
+]
+
+# Graph fusion passes that turn an AI-CPU-only Ascend op into an AI Core one when the named
+# ONNX inputs are constants (else the op stays on AI CPU).
+AI_CORE_REWRITES = [
+    {"op": "Slice", "ascend_op": "StridedSliceV2", "into": ["StridedSliceD"], "const_inputs": [1, 2, 3, 4],
+     "note": "stays on AI CPU when the output is 1-D, a step is negative, an output dim is 0 or the last dim is shrunk",
+     "source": f"{FUSION_PASSES}/strided_slice_v2_fusion_pass.cc@16c443656"},
+    {"op": "TopK", "ascend_op": "TopK", "into": ["TopKD"], "const_inputs": [1],
+     "note": "TopK/TopKV2 with a constant k become TopKD (with transposes when the axis is not the last)",
+     "source": f"{FUSION_PASSES}/top_k_fusion_pass.cc@15fea2e88"},
+    {"op": "CumSum", "ascend_op": "Cumsum", "into": ["CumsumD"], "const_inputs": [1],
+     "note": "ConstToAttrPass turns Cumsum with a constant axis into CumsumD",
+     "source": f"{FUSION_PASSES}/const2attr/const2attr_fusion_pass.cc@0666846cb"},
+]
+
+
+def rewrite_targets() -> set[str]:
+    """Ascend ops the fusion rewrites produce: their kernels are needed in kernels.json."""
+    return {op for item in AI_CORE_REWRITES for op in item["into"]}
+
+
+def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, str]) -> list[dict]:
+    spec = load(reference, "onnx_op_spec.json")
+    pages = {canonical_op(name, onnx_names, spelled): page for name, page in spec["ops"].items()}
+    entries: list[dict] = []
+
+    def add(kind: str, op: str, profiles: list[str], source: str, attr: str | None = None, **fields: Any) -> None:
+        entry = {"kind": kind, "op": op, "attr": attr, "profiles": sorted(profiles)}
+        for key in ("values", "absent", "when", "opsets", "params", "note"):
+            entry[key] = fields.get(key)
+        entry["severity"] = fields.get("severity", "warning")
+        entry["source"] = source
+        entries.append(entry)
+
+    for item in IGNORED_ATTRS:
+        add("ignored-attr", item["op"], item["profiles"], item["source"], attr=item["attr"],
+            values=item.get("values"), absent=item.get("absent", False), when=item.get("when"), note=item["note"])
+    for op in EMPTY_AXES_OPS:
+        page = pages[op]
+        if not any("empty axes is not treated as full reduction" in c for c in page["constraints"]):
+            raise SystemExit(f"build_op_tables: the {op} page no longer says empty axes is not a full reduction")
+        add("empty-axes-not-reduced", op, DOC_PROFILES, page["url"],
+            note="empty axes is not treated as a full reduction; set every axis explicitly")
+    for op, dtypes, opsets in ORIGIN_DTYPE_REJECTIONS:
+        page = pages[op]
+        said = [c for c in page["constraints"] if "must_keep_origin_dtype" in c]
+        if not said:
+            raise SystemExit(f"build_op_tables: the {op} page no longer names must_keep_origin_dtype")
+        add("origin-dtype-rejected", op, DOC_PROFILES, page["url"], values=sorted(dtypes), opsets=opsets,
+            severity="error", note=said[0])
+    for item in AI_CORE_REWRITES:
+        add("ai-core-rewrite", item["op"], ALL_PROFILES, item["source"], note=item["note"],
+            params={"ascend_op": item["ascend_op"], "into": item["into"], "const_inputs": item["const_inputs"]})
+    entries.sort(key=lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]))
     return entries
 
 
@@ -774,6 +933,11 @@ def build(reference: Path) -> dict[str, str]:
             "Attribute limits per op, from the published pages and the CANN plugin sources, with the profiles "
             "each applies to. Entries superseded by a source fact are kept with the reason.",
             ["onnx_op_spec.json", "cann_onnx_registry.json"], reference, build_attr_limits(reference, onnx_names, spelled)),
+        "op_facts.json": table(
+            "atccheck.op_facts/1",
+            "Op behaviours from the CANN plugin sources, fusion passes and published pages that are not attribute "
+            "ranges: ignored attributes, empty reduce axes, dtypes a precision mode rejects, AI Core rewrites.",
+            ["onnx_op_spec.json", "cann_onnx_registry.json"], reference, build_op_facts(reference, onnx_names, spelled)),
         "limits.json": table(
             "atccheck.limits/1",
             "Named numeric limits from CANN sources and pages.",

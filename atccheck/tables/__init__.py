@@ -19,6 +19,7 @@ TABLE_FILES = (
     "attr_limits.json",
     "kernels.json",
     "limits.json",
+    "op_facts.json",
     "op_spec.json",
     "profiles.json",
     "registry.json",
@@ -128,6 +129,7 @@ class Kernel:
     aicpu: bool
     aicpu_dtypes: tuple[str, ...]
     source: str
+    host_cpu: bool | None = None  # a host CPU kernel (8.1 package); None = not known for this release
 
     @property
     def aicore_dtypes(self) -> tuple[str, ...] | None:
@@ -204,6 +206,24 @@ class AttrLimit:
     profiles: tuple[str, ...]
     note: str | None
     superseded_by_source: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class OpFact:
+    """An op behaviour that is not an attribute range (op_facts.json)."""
+
+    kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite
+    op: str
+    attr: str | None
+    profiles: tuple[str, ...]
+    values: tuple[Any, ...] | None
+    absent: bool | None
+    when: Mapping[str, Any] | None
+    opsets: tuple[int, ...] | None
+    params: Mapping[str, Any] | None
+    severity: str
+    note: str | None
     source: str
 
 
@@ -290,6 +310,7 @@ class Tables:
                 aicpu=e["aicpu"],
                 aicpu_dtypes=_tuple(e.get("aicpu_dtypes")),
                 source=e["source"],
+                host_cpu=e.get("host_cpu"),
             )
             self._kernels[(kernel.release, kernel.family, kernel.op)] = kernel
         self._kernel_families = {(k[0], k[1]) for k in self._kernels}
@@ -340,6 +361,23 @@ class Tables:
                 source=e["source"],
             )
             for e in docs["attr_limits.json"]["entries"]
+        )
+        self.op_facts: tuple[OpFact, ...] = tuple(
+            OpFact(
+                kind=e["kind"],
+                op=e["op"],
+                attr=e.get("attr"),
+                profiles=tuple(e["profiles"]),
+                values=tuple(e["values"]) if e.get("values") is not None else None,
+                absent=e.get("absent"),
+                when=e.get("when"),
+                opsets=tuple(e["opsets"]) if e.get("opsets") is not None else None,
+                params=e.get("params"),
+                severity=e["severity"],
+                note=e.get("note"),
+                source=e["source"],
+            )
+            for e in docs["op_facts.json"]["entries"]
         )
         self.limits: dict[str, Limit] = {e["name"]: Limit(**e) for e in docs["limits.json"]["entries"]}
         self.atc_errors: dict[str, AtcError] = {
@@ -392,6 +430,10 @@ class Tables:
     def limit(self, name: str) -> int:
         return self.limits[name].value
 
+    def op_facts_for(self, kind: str, op: str, profile: str) -> tuple[OpFact, ...]:
+        """Facts of one kind about one ONNX op that hold in this profile."""
+        return tuple(f for f in self.op_facts if f.kind == kind and f.op == op and profile in f.profiles)
+
     def attr_limits_for(self, op: str, profile: str) -> tuple[AttrLimit, ...]:
         return tuple(
             a for a in self.attr_limits if a.op == op and profile in a.profiles and not a.superseded_by_source
@@ -412,6 +454,7 @@ __all__ = [
     "AttrLimit",
     "Kernel",
     "Limit",
+    "OpFact",
     "OpSpec",
     "Profile",
     "Registration",

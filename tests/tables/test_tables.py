@@ -22,6 +22,10 @@ CLOSED = {
     "kernels.json": {"release": {"cann-8.1.RC1", "canndev-2022-06"}},
     "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
     "atc_errors.json": {"era": {"current", "legacy"}},
+    "op_facts.json": {
+        "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite"},
+        "severity": {"error", "warning", "info"},
+    },
 }
 # The key each table's entries are unique and sorted by.
 KEYS = {
@@ -30,6 +34,7 @@ KEYS = {
     "attr_limits.json": lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]),
     "kernels.json": lambda e: (e["release"], e["family"], e["op"]),
     "limits.json": lambda e: e["name"],
+    "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
     "op_spec.json": lambda e: (e["list"], e["op"]),
     "profiles.json": None,  # kept in release order
     "registry.json": lambda e: (e["profile"], e["domain"], e["op"]),
