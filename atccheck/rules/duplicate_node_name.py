@@ -51,6 +51,8 @@ class DuplicateNodeName(Rule):
     name = "duplicate-node-name"
     severity = Severity.ERROR
     op_types = frozenset()
+    fix_pass = "rename-duplicate-nodes"
+    fix_safe = True
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         nodes: dict[str, list[GraphNode]] = {}

@@ -59,6 +59,8 @@ class MultipleOpsetImports(Rule):
     name = "multiple-opset-imports"
     severity = Severity.ERROR
     op_types = frozenset()
+    fix_pass = "single-opset-import"
+    fix_safe = True
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         profile = ctx.target.profile
