@@ -61,3 +61,34 @@ def single_op_model(
 
 def codes(report) -> list[str]:
     return [f.name for f in report.findings]
+
+
+CONTRIB_DOMAIN = "com.microsoft"
+
+
+def contrib_model(op, extra_inputs=(), shape=(2, 5, 8), elem=TensorProto.FLOAT, outputs=("y",), graph_outputs=None,
+                  relu_after=False, **attrs):
+    """One onnxruntime contrib (com.microsoft) node on input x [-> Relu], opset 17 + com.microsoft 1.
+
+    ``extra_inputs``: "skip" is a second graph input shaped like x, "" an omitted optional
+    input, any other name an initializer of the hidden size (last dim of x).
+    """
+    dtype = helper.tensor_dtype_to_np_dtype(elem)
+    rng = np.random.default_rng(11)
+    inits, names, inputs = [], ["x"], [tensor_input("x", list(shape), elem)]
+    for name in extra_inputs:
+        if name == "":
+            names.append("")
+        elif name == "skip":
+            names.append("skip")
+            inputs.append(tensor_input("skip", list(shape), elem))
+        else:
+            names.append(name)
+            inits.append(init(name, rng.standard_normal(shape[-1]).astype(dtype)))
+    nodes = [helper.make_node(op, names, list(outputs), name="contrib", domain=CONTRIB_DOMAIN, **attrs)]
+    final = outputs[0]
+    if relu_after:
+        nodes.append(helper.make_node("Relu", [outputs[0]], ["z"], name="relu"))
+        final = "z"
+    outs = [tensor_input(final, list(shape), elem)] + [tensor_input(n, list(shape), elem) for n in (graph_outputs or ())]
+    return make_model(nodes, inputs, outs, inits, opset=17, extra_opsets={CONTRIB_DOMAIN: 1})

@@ -146,3 +146,15 @@ def op_types(model: onnx.ModelProto) -> list[str]:
 
     walk(model.graph)
     return found
+
+
+def rule_findings(model: onnx.ModelProto, names, soc: str = "Ascend310P3", cann: str = "8.0") -> list[tuple[str, str]]:
+    """(rule name, op type) of the findings of these rules that `check` reports for the target."""
+    from atccheck.engine import check
+
+    wanted = {names} if isinstance(names, str) else set(names)
+    return sorted((f.name, f.location.op_type or "") for f in check(model, soc, cann).findings if f.name in wanted)
+
+
+def opset_domains(model: onnx.ModelProto) -> list[str]:
+    return [entry.domain for entry in model.opset_import]

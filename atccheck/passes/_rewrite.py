@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.model.shapes import ShapeIndex, TensorInfo
 
 STANDARD_DOMAINS = ("", "ai.onnx")
+CONTRIB_DOMAIN = "com.microsoft"  # onnxruntime's contrib ops
 
 # Opset at which an op's list-valued attribute became an input.
 AXES_AS_INPUT = {
@@ -383,7 +384,11 @@ class Rewriter:
                 graph.value_info.extend(keep)
 
     def drop_unused_domain(self, domain: str) -> bool:
-        """Remove the opset import of a domain no node (nor local function) uses any more."""
+        """Remove the opset import of a domain no node (nor local function) uses any more.
+
+        The decompositions of contrib ops do this themselves: single-opset-import runs
+        before them in the pipeline, while the contrib nodes still hold the import.
+        """
         if any(n.domain == domain for g in iter_graphs(self.model.graph) for n in g.node):
             return False
         if any(f.domain == domain or any(n.domain == domain for n in f.node) for f in self.model.functions):
@@ -393,6 +398,7 @@ class Rewriter:
             return False
         del self.model.opset_import[:]
         self.model.opset_import.extend(keep)
+        self.notes.append(f"opset import of '{domain}' removed: no node uses it any more")
         return True
 
     def result(self, what: str) -> PassResult:

@@ -1,0 +1,49 @@
+"""decompose-contrib-quick-gelu: onnxruntime's com.microsoft QuickGelu into x * Sigmoid(alpha x)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from atccheck.passes._rewrite import CONTRIB_DOMAIN, Emitter, Rewriter, Site
+from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+# Default of QuickGelu's alpha in the schema onnxruntime registers (float 1.702).
+QUICK_GELU_ALPHA = 1.702
+
+
+@register_pass
+class DecomposeContribQuickGelu(FixPass):
+    """Rewrite ``com.microsoft::QuickGelu`` as ``x * Sigmoid(alpha * x)``.
+
+    The formula and the ``alpha`` default (1.702) are those of the schema onnxruntime
+    registers. With ``alpha`` = 1 the Mul is left out (SiLU). No CANN profile registers the
+    com.microsoft domain, so every QuickGelu is rewritten; the com.microsoft import is
+    removed here once no node uses it. Exact up to float rounding.
+    """
+
+    name = "decompose-contrib-quick-gelu"
+    stage = "decompose"
+    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
+    op_types: ClassVar[frozenset[str] | None] = frozenset({"QuickGelu"})
+    safe = True
+    tolerance = 1e-5
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        rw = Rewriter(model, ctx, self.name)
+
+        def rewrite(site: Site) -> Emitter | str | None:
+            x = site.input(0)
+            elem = rw.float_type(x)
+            alpha = float(site.attr("alpha", QUICK_GELU_ALPHA))
+            em = Emitter(rw, site)
+            scaled = x if alpha == 1.0 else em.op("Mul", [x, em.scalar(alpha, elem, "alpha")])
+            em.op("Mul", [x, em.op("Sigmoid", [scaled])], site.output(0))
+            return em
+
+        rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
+        if rw.rewritten:
+            rw.drop_unused_domain(CONTRIB_DOMAIN)
+        return rw.result("QuickGelu node(s)")

@@ -1,0 +1,69 @@
+"""decompose-contrib-skip-layer-normalization: com.microsoft SkipLayerNormalization into Add + LayerNorm arithmetic."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from atccheck.passes._formulas import normalize
+from atccheck.passes._rewrite import CONTRIB_DOMAIN, Emitter, Rewriter, Site, consumers
+from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+# Default epsilon of SkipLayerNormalization in the schema onnxruntime registers.
+SKIP_LAYER_NORM_EPSILON = 1e-12
+STATISTICS_OUTPUTS = (1, 2)  # mean, inv_std_var: training outputs with no ONNX-defined layout
+SUM_OUTPUT = 3  # input_skip_bias_sum
+
+
+@register_pass
+class DecomposeContribSkipLayerNormalization(FixPass):
+    """Rewrite ``com.microsoft::SkipLayerNormalization`` as Add(s) and layer normalization.
+
+    onnxruntime's op: ``s = input + skip (+ bias)``, output = LayerNorm of ``s`` over the
+    last axis, times ``gamma`` (+ ``beta``), epsilon default 1e-12; optional outputs
+    ``mean``, ``inv_std_var`` and ``input_skip_bias_sum`` (the schema onnxruntime 1.32
+    registers). The sum output is kept when the node names it. A node whose ``mean`` or
+    ``inv_std_var`` output is read by anything is left untouched, with a note: their layout
+    is not part of any ONNX definition. Statistics are computed in float32 (Casts around
+    them for float16 input), like the standard LayerNormalization's default stash type. The
+    com.microsoft import is removed here once no node uses it. Exact up to float rounding.
+    """
+
+    name = "decompose-contrib-skip-layer-normalization"
+    stage = "decompose"
+    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
+    op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipLayerNormalization"})
+    safe = True
+    tolerance = 1e-5
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        from onnx import TensorProto
+
+        rw = Rewriter(model, ctx, self.name)
+
+        def rewrite(site: Site) -> Emitter | str | None:
+            used = [site.output(k) for k in STATISTICS_OUTPUTS if site.output(k) and consumers(model, site.output(k))]
+            if used:
+                return f"its statistics output(s) {', '.join(used)} are read by other nodes"
+            x, skip, gamma, beta, bias = (site.input(k) for k in range(5))
+            elem = rw.float_type(x)
+            em = Emitter(rw, site)
+            total_out = site.output(SUM_OUTPUT) or None
+            total = em.op("Add", [x, skip], None if bias else total_out)
+            if bias:
+                total = em.op("Add", [total, bias], total_out)
+            epsilon = float(site.attr("epsilon", SKIP_LAYER_NORM_EPSILON))
+            normalized = normalize(em, total, [-1], epsilon, elem, stash=TensorProto.FLOAT)
+            y = site.output(0)
+            if beta:
+                em.op("Add", [em.op("Mul", [normalized, gamma]), beta], y)
+            else:
+                em.op("Mul", [normalized, gamma], y)
+            return em
+
+        rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
+        if rw.rewritten:
+            rw.drop_unused_domain(CONTRIB_DOMAIN)
+        return rw.result("SkipLayerNormalization node(s)")
