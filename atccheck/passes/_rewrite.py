@@ -115,6 +115,16 @@ class Emitter:
         """A scalar constant of the given ONNX element type."""
         return self.const(value, hint, dtype=np_dtype(elem_type))
 
+    def tensor(self, proto: "onnx.TensorProto", hint: str = "const") -> str:
+        """A copy of an existing tensor (any type, data as it is) under a fresh name."""
+        import onnx
+
+        copy = onnx.TensorProto()
+        copy.CopyFrom(proto)
+        copy.name = self.name(hint)
+        self.initializers.append(copy)
+        return copy.name
+
     def ints(self, values: Iterable[int], hint: str = "ints") -> str:
         import numpy as np
 
