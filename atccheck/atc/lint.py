@@ -176,10 +176,15 @@ def _atc_commands(commands: list[Command], out: _Collector) -> list[tuple[list[W
                        f"'{cut}' and the shell runs '{first}' as another command")
             if lost:
                 message += f"; lost to ATC: {', '.join(lost)}"
+            lost_required = [f for f in lost if f in REQUIRED_FLAGS["0"]]
+            if not lost_required:
+                message += ("; what ATC reports then depends on the lost part (an input left at -1 gives E10001, "
+                            "a missing entry leaves the model's dims)")
             out.line = command.line
             out.add("unquoted-shell-separator", flag if flag.startswith("--") else None, message,
                     hint=f"wrap the whole value in double quotes: {flag}=\"...\"",
                     source="shared/reference/notes/atc_cli.md rule 3; E10054",
+                    atc_error="E10054" if lost_required else None,
                     data={"separator": end, "lost_flags": lost})
             if words and following.words and end == ";":
                 joined = words[-1]

@@ -147,6 +147,10 @@ def test_unquoted_semicolon_cuts_the_command():
     assert f.atc_error == "E10054" and f.data["lost_flags"] == ["--output"]
     # the value as meant is checked, so no extra name or shape findings
     assert [x.name for x in result.findings] == ["unquoted-shell-separator"]
+    early = lint_command(text.replace(" --output=bert", "").replace("--framework=5", "--framework=5 --output=bert"),
+                         model, model_path="b.onnx")
+    (f,) = only(early, "unquoted-shell-separator")
+    assert f.atc_error is None and f.data["lost_flags"] == [] and "E10001" in f.message
 
 
 def test_missing_required_flags():
