@@ -22,6 +22,10 @@ Shape = tuple[Dim, ...]
 
 # Initializers up to this many elements stay in the copy, so inference can read shape constants.
 SMALL_INITIALIZER_ELEMENTS = 4096
+# ONNX data propagation spends time and memory per element of every 1-D input it meets
+# (about 70 bytes each: a 2 GiB float vector exhausts memory). It exists for shape-like
+# vectors, so it is skipped when a 1-D input of the copy is longer than this.
+DATA_PROP_MAX_VECTOR = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -215,7 +219,7 @@ def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
     copy = stripped_copy(model, shapes)
     index = ShapeIndex()
     inferred = None
-    for data_prop in (True, False):
+    for data_prop in (True, False) if _data_prop_safe(copy) else (False,):
         try:
             inferred = onnx.shape_inference.infer_shapes(copy, check_type=False, strict_mode=False, data_prop=data_prop)
             break
@@ -225,6 +229,15 @@ def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
     for tensor in model.graph.initializer:
         index.values[tensor.name] = TensorInfo(tensor.data_type, tuple(int(d) for d in tensor.dims))
     return index
+
+
+def _data_prop_safe(copy: "onnx.ModelProto") -> bool:
+    """No 1-D graph input long enough to make ONNX data propagation blow up."""
+    for vi in copy.graph.input:
+        dims = vi.type.tensor_type.shape.dim
+        if len(dims) == 1 and dims[0].dim_value > DATA_PROP_MAX_VECTOR:
+            return False
+    return True
 
 
 def symbolic_dims(index: ShapeIndex, names: list[str]) -> Iterator[tuple[str, int, Dim]]:
