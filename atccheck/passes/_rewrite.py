@@ -46,6 +46,7 @@ AXES_AS_INPUT = {
 }
 CLIP_BOUNDS_AS_INPUTS = 11
 SLICE_ARGS_AS_INPUTS = 10
+PAD_ARGS_AS_INPUTS = 11
 
 
 class Unsupported(Exception):
@@ -179,6 +180,12 @@ class Emitter:
             return self.op("Slice", [x, *args], out)
         return self.op("Slice", [x], out, starts=list(starts), ends=list(ends), axes=list(axes))
 
+    def pad(self, x: str, pads: Sequence[int], out: str | None = None) -> str:
+        """Zero padding, ``pads`` = [begin of every axis..., end of every axis...]."""
+        if self.opset >= PAD_ARGS_AS_INPUTS:
+            return self.op("Pad", [x, self.ints(pads, "pads")], out)
+        return self.op("Pad", [x], out, pads=list(pads), mode="constant")
+
     def reshape(self, x: str, shape: Sequence[int], out: str | None = None) -> str:
         return self.op("Reshape", [x, self.ints(shape, "shape")], out)
 
@@ -280,6 +287,9 @@ class Rewriter:
             self._graph_index = GraphIndex(self.model)
         index = self._graph_index
         tensor = index.initializers.get(name)
+        producer = index.producer.get(name)
+        if tensor is None and producer is not None and producer.op_type == "Constant" and limit is not None:
+            tensor = next((a.t for a in producer.node.attribute if a.name == "value"), None)
         if tensor is None or limit is None:
             return index.const_value(name)
         if tensor.data_location == onnx.TensorProto.EXTERNAL:
