@@ -239,9 +239,13 @@ class Rewriter:
     def shapes(self) -> "ShapeIndex":
         """Shapes and types of the model as handed to the pass (the user's input shapes applied)."""
         if self._shapes is None:
-            from atccheck.model.shapes import infer_shapes
+            context = getattr(self.ctx, "context", None)
+            if context is not None:  # the pipeline's rules already inferred this model's shapes
+                self._shapes = context.shapes
+            else:
+                from atccheck.model.shapes import infer_shapes
 
-            self._shapes = infer_shapes(self.model, dict(self.ctx.input_shapes))
+                self._shapes = infer_shapes(self.model, dict(self.ctx.input_shapes))
         return self._shapes
 
     def info(self, name: str) -> "TensorInfo | None":

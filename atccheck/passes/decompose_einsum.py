@@ -39,6 +39,7 @@ class DecomposeEinsum(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Einsum"})
     safe = True
     tolerance = 1e-4
+    rtol = 1e-4
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         from atccheck.tables import tables

@@ -38,7 +38,8 @@ class SplitLargeKernelConv(FixPass):
     then read only padding the axis is zero-padded once with a Pad node first. Needs a
     constant weight (``fix`` loads weights; the input file is never written); SAME padding
     with a stride above 1 needs static sizes. 3-D Conv is left untouched: no fact gives a
-    Conv3D kernel limit. Exact up to float rounding: the sum is reordered (tolerance 1e-4).
+    Conv3D kernel limit. Exact up to float rounding: the sum is reordered (tolerance 1e-4
+    absolute plus 1e-4 relative).
     """
 
     name = "split-large-kernel-conv"
@@ -47,6 +48,7 @@ class SplitLargeKernelConv(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Conv"})
     safe = True
     tolerance = 1e-4
+    rtol = 1e-4
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         from atccheck.tables import tables
