@@ -29,6 +29,11 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("opset-not-registered", "Einsum"): ("decompose-einsum", True),
     ("attr-out-of-range", "Einsum"): ("decompose-einsum", True),
     ("unsupported-op", "Loop"): ("unroll-loop", False),
+    # ops with no earlier ONNX version: converting the opset down cannot keep them
+    ("opset-not-registered", "Mish"): ("decompose-mish", True),
+    ("opset-not-registered", "HardSwish"): ("decompose-hard-swish", True),
+    ("kernel-out-of-range", "MaxPool"): ("split-large-pool", True),
+    ("kernel-out-of-range", "AveragePool"): ("split-large-pool", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {

@@ -49,3 +49,11 @@ def test_float16():
 def test_nothing_where_the_profile_registers_mish():
     result = apply(DecomposeMish, mish_model(), pass_context("Ascend910B3", "9.0"))
     assert not result.modified and op_types(result.model) == ["Mish"]
+
+
+def test_cann_8_0_registers_no_mish_opset_and_suggests_this_pass():
+    model = mish_model()
+    before = [f for f in check(model, "Ascend310P3", "8.0").findings if f.location.op_type == "Mish"]
+    assert [(f.name, f.fix.pass_name) for f in before] == [("opset-not-registered", "decompose-mish")]
+    new = assert_rewrite(DecomposeMish, model, pass_context("Ascend310P3", "8.0"))
+    assert "Mish" not in op_types(new)
