@@ -16,6 +16,8 @@ from atccheck.report import Report
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 SHOWN_NODES = 5
+# A rule with a model-level finding and more per-node message groups than this is shown collapsed.
+COLLAPSE_AFTER = 3
 
 
 def _style(text: str, color: bool, **kwargs: Any) -> str:
@@ -38,8 +40,16 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
         title = f"{severity.value:<7} {first.code} {name} ({len(findings)})"
         lines.append("")
         lines.append(_style(title, color, fg=COLOURS[severity], bold=True))
-        for group in _group(findings):
+        summaries = [f for f in findings if f.location.node is None]
+        per_node = [f for f in findings if f.location.node is not None]
+        groups = _group(per_node)
+        for group in _group(summaries):
             lines.extend(_render_group(group, color=color, verbose=verbose))
+        if summaries and len(groups) > COLLAPSE_AFTER and not verbose:
+            lines.append(_collapsed(per_node))
+        else:
+            for group in groups:
+                lines.extend(_render_group(group, color=color, verbose=verbose))
     lines.append("")
     lines.extend(_shape_lines(report))
     counts = report.counts()
@@ -50,6 +60,15 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
     )
     lines.append(_style(summary, color, bold=True))
     return "\n".join(lines) + "\n"
+
+
+def _collapsed(findings: list[Finding]) -> str:
+    """One line for many per-node findings that a model-level finding already explains."""
+    by_op: dict[str, int] = {}
+    for f in findings:
+        by_op[f.location.op_type or "?"] = by_op.get(f.location.op_type or "?", 0) + 1
+    ops = ", ".join(f"{op} x{n}" for op, n in sorted(by_op.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"  per node: {_plural(len(findings), 'node')} ({ops}); -v lists them"
 
 
 def _group(findings: list[Finding]) -> list[list[Finding]]:

@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from onnx import helper
+
+from atccheck.emit.text import render
+from atccheck.engine import check
+from builders import make_model, tensor_input
+
+
+def opset17_chain():
+    ops = ["Relu", "Sigmoid", "Tanh", "Abs", "Neg"]
+    nodes = [helper.make_node(op, [f"t{i}"], [f"t{i + 1}"], name=f"n{i}") for i, op in enumerate(ops)]
+    return make_model(nodes, [tensor_input("t0", [1, 4])], [tensor_input(f"t{len(ops)}", [1, 4])], opset=17)
+
+
+def test_many_identical_per_node_findings_collapse_under_the_model_summary():
+    report = check(opset17_chain(), soc="Ascend310", cann="6.0")
+    text = render([report])
+    assert "beyond every registration of CANN 6.0" in text
+    assert "per node: 5 nodes" in text
+    assert "Sigmoid is registered in CANN 6.0" not in text
+
+
+def test_verbose_lists_every_message_and_the_fact_source():
+    report = check(opset17_chain(), soc="Ascend310", cann="6.0")
+    text = render([report], verbose=True)
+    assert "Sigmoid is registered in CANN 6.0" in text and "source:" in text
+
+
+def test_colour_only_when_asked():
+    report = check(opset17_chain(), soc="Ascend310", cann="6.0")
+    assert "\x1b[" not in render([report])
+    assert "\x1b[" in render([report], color=True)
