@@ -12,6 +12,10 @@ FORMATS: dict[str, str] = {
     "text": "text",
     "json": "json_report",
     "atc-precheck": "atc_precheck",
+    "sarif": "sarif",
+    "junit": "junit",
+    "github": "github",
+    "markdown": "markdown",
 }
 
 

@@ -1,0 +1,323 @@
+"""Directory mode: check many models for one or more chips, in parallel processes.
+
+Every model is loaded and shape-inferred once (``engine.prepare``) and then checked for each
+target (``engine.check_prepared``), so a model x chip matrix costs one load per model. With
+``jobs > 1`` models are spread over worker processes; a model that cannot be checked (missing,
+empty, not ONNX, shapes that do not fit it, even one that kills its worker process) becomes an
+:class:`UncheckedModel` and the others go on.
+
+Reports from worker processes come back without their ``context`` (the loaded graph is not sent
+between processes); in-process runs keep it when asked (``keep_context``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Union
+
+from atccheck.report import Report
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.findings import Finding
+    from atccheck.target import Target
+
+MODEL_SUFFIX = ".onnx"
+# Worker processes start fresh ("spawn"): forking a parent that may hold onnx/onnxruntime
+# threads is not safe, and spawn behaves the same on Linux, macOS and Windows.
+START_METHOD = "spawn"
+
+
+@dataclass(frozen=True)
+class UncheckedModel:
+    """A model that could not be checked: its path and the problem, in one line."""
+
+    path: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"model": self.path, "problem": self.problem}
+
+
+Outcome = Union[list[Report], UncheckedModel]
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    reports: tuple[Report, ...]  # model order, then target order
+    unchecked: tuple[UncheckedModel, ...]
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[str], list[UncheckedModel]]:
+    """Model files from command-line arguments: files as given, folders searched for ``*.onnx``.
+
+    A folder is searched recursively (hidden folders skipped), in sorted order; a file given
+    by name is checked whatever its suffix (the loader says when it is no model). A folder
+    without any model is reported as unchecked. Duplicates are dropped.
+    """
+    models: list[str] = []
+    unchecked: list[UncheckedModel] = []
+    seen: set[str] = set()
+
+    def add(path: str) -> None:
+        key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            models.append(path)
+
+    for arg in paths:
+        arg = os.fspath(arg)
+        if os.path.isdir(arg):
+            found = models_below(arg)
+            if not found:
+                unchecked.append(UncheckedModel(arg, f"folder holds no {MODEL_SUFFIX} file"))
+            for path in found:
+                add(path)
+        else:
+            add(arg)
+    return models, unchecked
+
+
+def models_below(folder: str) -> list[str]:
+    found = []
+    for directory, subdirs, files in os.walk(folder):
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.lower().endswith(MODEL_SUFFIX) and not name.startswith("."):
+                found.append(str(Path(directory) / name))
+    return found
+
+
+# --------------------------------------------------------------------------- checking one model
+
+
+def check_one(
+    model: str,
+    targets: Sequence["Target"],
+    *,
+    input_shapes: str | None = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    options: Mapping[str, Any] | None = None,
+    keep_context: bool = True,
+) -> Outcome:
+    """One model for every target; an :class:`UncheckedModel` instead of raising for bad input."""
+    from atccheck.engine import check_prepared, prepare
+    from atccheck.errors import AtcCheckError, InputError
+
+    try:
+        prepared = prepare(model, input_shapes)
+        reports = [check_prepared(prepared, t, select=select, ignore=ignore, options=options) for t in targets]
+    except InputError as exc:
+        return UncheckedModel(model, exc.problem)
+    except AtcCheckError as exc:  # --input-shape / input-shapes that do not fit this model
+        return UncheckedModel(model, str(exc))
+    except MemoryError:
+        return UncheckedModel(model, "out of memory while checking")
+    except Exception as exc:  # a bug must not stop the other models
+        return UncheckedModel(model, f"internal error: {type(exc).__name__}: {exc}")
+    if not keep_context:
+        for report in reports:
+            report.context = None
+    return reports
+
+
+def _worker(
+    model: str,
+    target_specs: tuple[tuple[str, str, str], ...],
+    input_shapes: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    options: dict[str, Any] | None,
+) -> Any:
+    """Runs in a worker process; returns picklable data (findings hold read-only mappings)."""
+    from atccheck.target import resolve_target
+
+    targets = [resolve_target(*spec) for spec in target_specs]
+    outcome = check_one(model, targets, input_shapes=input_shapes, select=select, ignore=ignore, options=options, keep_context=False)
+    if isinstance(outcome, UncheckedModel):
+        return outcome
+    return [_pack(report) for report in outcome]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+def _pack(report: Report) -> dict[str, Any]:
+    return {
+        "model": report.model,
+        "findings": [
+            (f.code, f.name, f.severity.value, f.message, f.location, f.hint,
+             (f.fix.pass_name, f.fix.safe, _plain(f.fix.params)), f.source, f.atc_error, _plain(f.data))
+            for f in report.findings
+        ],
+        "shapes": report.shapes,
+        "node_count": report.node_count,
+        "opset_imports": dict(report.opset_imports),
+        "input_shapes": dict(report.input_shapes),
+    }
+
+
+def _unpack(packed: dict[str, Any], target: "Target") -> Report:
+    from atccheck.findings import Finding, FixSuggestion, Severity
+
+    findings: list[Finding] = []
+    for code, name, severity, message, location, hint, fix, source, atc_error, data in packed["findings"]:
+        findings.append(Finding(code, name, Severity(severity), message, location, hint,
+                                FixSuggestion(*fix), source, atc_error, data))
+    return Report(
+        model=packed["model"],
+        target=target,
+        findings=findings,
+        shapes=packed["shapes"],
+        node_count=packed["node_count"],
+        opset_imports=packed["opset_imports"],
+        input_shapes=packed["input_shapes"],
+    )
+
+
+# --------------------------------------------------------------------------- many models
+
+
+def check_models(
+    models: Sequence[str],
+    targets: Sequence["Target"],
+    *,
+    shapes_for: Callable[[str], str | None] = lambda _: None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    options: Mapping[str, Any] | None = None,
+    jobs: int = 1,
+    keep_context: bool = False,
+    on_done: Callable[[str, Outcome], None] | None = None,
+) -> BatchResult:
+    """Check every model for every target; ``on_done`` is called as each model finishes.
+
+    ``jobs`` > 1 uses that many worker processes (reports then come back without context);
+    ``jobs`` <= 1 checks in this process.
+    """
+    done = on_done or (lambda _model, _outcome: None)
+    outcomes: dict[str, Outcome] = {}
+    if jobs <= 1 or len(models) <= 1:
+        for model in models:
+            outcomes[model] = check_one(model, targets, input_shapes=shapes_for(model), select=select,
+                                        ignore=ignore, options=options, keep_context=keep_context)
+            done(model, outcomes[model])
+    else:
+        outcomes = _check_parallel(models, targets, shapes_for, tuple(select), tuple(ignore),
+                                   dict(options) if options else None, jobs, done)
+    reports: list[Report] = []
+    unchecked: list[UncheckedModel] = []
+    for model in models:
+        outcome = outcomes[model]
+        if isinstance(outcome, UncheckedModel):
+            unchecked.append(outcome)
+        else:
+            reports.extend(outcome)
+    return BatchResult(tuple(reports), tuple(unchecked))
+
+
+def _check_parallel(
+    models: Sequence[str],
+    targets: Sequence["Target"],
+    shapes_for: Callable[[str], str | None],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    options: dict[str, Any] | None,
+    jobs: int,
+    done: Callable[[str, Outcome], None],
+) -> dict[str, Outcome]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    specs = tuple((t.soc.name, t.profile.id, t.precision_mode) for t in targets)
+    context = multiprocessing.get_context(START_METHOD)
+    outcomes: dict[str, Outcome] = {}
+    orphans: list[str] = []
+
+    def settle(model: str, result: Any) -> None:
+        if isinstance(result, UncheckedModel):
+            outcomes[model] = result
+        else:
+            outcomes[model] = [_unpack(packed, target) for packed, target in zip(result, targets)]
+        done(model, outcomes[model])
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(models)), mp_context=context) as pool:
+        futures = {
+            pool.submit(_worker, model, specs, shapes_for(model), select, ignore, options): model
+            for model in models
+        }
+        for future in as_completed(futures):
+            model = futures[future]
+            try:
+                settle(model, future.result())
+            except BrokenProcessPool:
+                orphans.append(model)  # a worker died; which model killed it is found below
+            except Exception as exc:
+                settle(model, UncheckedModel(model, f"internal error: {type(exc).__name__}: {exc}"))
+    # A dead worker breaks the whole pool: re-run the models it took down, each in a process of
+    # its own, so only the model that really kills its process is reported.
+    for model in sorted(orphans, key=list(models).index):
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            future = pool.submit(_worker, model, specs, shapes_for(model), select, ignore, options)
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                result = UncheckedModel(model, "the checking process died (crash or out of memory in the ONNX parser)")
+            except Exception as exc:
+                result = UncheckedModel(model, f"internal error: {type(exc).__name__}: {exc}")
+        settle(model, result)
+    return outcomes
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def summary_rows(
+    reports: Sequence[Report], unchecked: Sequence[UncheckedModel], fail_on: str = "error"
+) -> list[tuple[str, str, str, str, str, str]]:
+    """(model, soc, errors, warnings, info, result) per model x chip, then the unchecked models."""
+    rows = []
+    for report in reports:
+        counts = report.counts()
+        result = "FAIL" if report.fails(fail_on) else "pass"
+        rows.append((report.model, report.target.soc.name, str(counts["error"]), str(counts["warning"]),
+                     str(counts["info"]), result))
+    for item in unchecked:
+        rows.append((item.path, "-", "-", "-", "-", f"NOT CHECKED: {item.problem}"))
+    return rows
+
+
+def summary_table(reports: Sequence[Report], unchecked: Sequence[UncheckedModel], fail_on: str = "error") -> str:
+    """A plain-text table of every model x chip, for the end of the text report."""
+    header = ("model", "soc", "errors", "warnings", "info", f"result (--fail-on {fail_on})")
+    rows = summary_rows(reports, unchecked, fail_on)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(5)]
+    lines = []
+    for row in [header, *rows]:
+        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
+        cells += [row[i].rjust(widths[i]) for i in (2, 3, 4)]
+        lines.append("  ".join([*cells, row[5]]).rstrip())
+    failed = sum(1 for r in reports if r.fails(fail_on))
+    models = len({r.model for r in reports})
+    chips = len({r.target.soc.name for r in reports})
+    tail = (f"{models} model{'s' if models != 1 else ''} x {chips} chip{'s' if chips != 1 else ''} checked: "
+            f"{failed} of {len(reports)} fail")
+    if unchecked:
+        tail += f", {len(unchecked)} could not be checked"
+    return "\n".join([*lines, tail]) + "\n"

@@ -1,0 +1,133 @@
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import onnx
+import pytest
+
+import atccheck.batch as batch
+from atccheck.batch import UncheckedModel, check_models, discover, summary_table
+from atccheck.target import resolve_target
+from builders import single_op_model
+
+
+def clean_model() -> onnx.ModelProto:
+    return single_op_model("Relu", [[1, 3]], [1, 3], opset=13)
+
+
+def failing_model() -> onnx.ModelProto:
+    return single_op_model("FindMax", [[4, 4]], [4], opset=11)  # a custom op in the default domain
+
+
+@pytest.fixture
+def three_models(tmp_path) -> Path:
+    """models/ with a clean model, a failing one (in a subfolder) and a corrupt file."""
+    root = tmp_path / "models"
+    (root / "sub").mkdir(parents=True)
+    onnx.save(clean_model(), root / "clean.onnx")
+    onnx.save(failing_model(), root / "sub" / "custom.onnx")
+    (root / "corrupt.onnx").write_bytes(b"\x08\x07 this is not a protobuf \xff\xff\xff")
+    return root
+
+
+@pytest.fixture
+def targets():
+    return [resolve_target("Ascend310", "6.0"), resolve_target("Ascend910B3", "6.0")]
+
+
+def test_discover_walks_folders_and_keeps_files(tmp_path, three_models):
+    (three_models / ".cache").mkdir()
+    onnx.save(clean_model(), three_models / ".cache" / "hidden.onnx")
+    (three_models / "notes.txt").write_text("x")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    models, unchecked = discover([str(three_models), str(three_models / "clean.onnx"), str(empty), "missing.onnx"])
+    assert [Path(m).relative_to(tmp_path).as_posix() if Path(m).is_absolute() else m for m in models] == [
+        "models/clean.onnx", "models/corrupt.onnx", "models/sub/custom.onnx", "missing.onnx"]
+    assert unchecked == [UncheckedModel(str(empty), "folder holds no .onnx file")]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_three_models_one_corrupt(three_models, targets, jobs):
+    models, _ = discover([str(three_models)])
+    seen = []
+    result = check_models(models, targets, jobs=jobs, on_done=lambda model, outcome: seen.append(model))
+    assert sorted(seen) == sorted(models)
+    assert [(Path(r.model).name, r.target.soc.name) for r in result.reports] == [
+        ("clean.onnx", "Ascend310"), ("clean.onnx", "Ascend910B3"),
+        ("custom.onnx", "Ascend310"), ("custom.onnx", "Ascend910B3"),
+    ]
+    assert [r.fails() for r in result.reports] == [False, False, True, True]
+    (bad,) = result.unchecked
+    assert Path(bad.path).name == "corrupt.onnx" and "not an ONNX model" in bad.problem
+    custom = result.reports[2]
+    assert [f.name for f in custom.findings] == ["unsupported-op"]
+    assert custom.findings[0].data["standard_onnx_op"] is False  # survived the trip between processes
+
+
+def test_parallel_and_in_process_reports_agree(three_models, targets):
+    models, _ = discover([str(three_models)])
+    one = check_models(models, targets, jobs=1)
+    two = check_models(models, targets, jobs=2)
+    assert [r.to_dict() for r in one.reports] == [r.to_dict() for r in two.reports]
+    assert one.unchecked == two.unchecked
+    assert all(r.context is None for r in two.reports)
+
+
+def test_matrix_loads_each_model_once(three_models, targets, monkeypatch):
+    import atccheck.engine as engine
+
+    calls = []
+    real = engine.prepare
+    monkeypatch.setattr(engine, "prepare", lambda model, shapes=None: calls.append(model) or real(model, shapes))
+    models, _ = discover([str(three_models / "sub")])
+    result = check_models(models, targets, keep_context=True)
+    assert calls == models and len(result.reports) == 2
+    assert all(r.context is not None for r in result.reports)
+
+
+def test_shapes_that_do_not_fit_a_model_make_it_unchecked(three_models, targets):
+    models = [str(three_models / "clean.onnx"), str(three_models / "sub" / "custom.onnx")]
+    shapes = {models[0]: "nope:1,3"}
+    result = check_models(models, targets, shapes_for=shapes.get)
+    assert [Path(u.path).name for u in result.unchecked] == ["clean.onnx"]
+    assert "nope" in result.unchecked[0].problem
+    assert {Path(r.model).name for r in result.reports} == {"custom.onnx"}
+
+
+def test_a_bug_in_one_model_does_not_stop_the_others(three_models, targets, monkeypatch):
+    import atccheck.engine as engine
+
+    real = engine.prepare
+
+    def flaky(model, shapes=None):
+        if model.endswith("clean.onnx"):
+            raise RuntimeError("boom")
+        return real(model, shapes)
+
+    monkeypatch.setattr(engine, "prepare", flaky)
+    models, _ = discover([str(three_models)])
+    result = check_models(models, targets)
+    problems = {Path(u.path).name: u.problem for u in result.unchecked}
+    assert problems["clean.onnx"] == "internal error: RuntimeError: boom"
+    assert {Path(r.model).name for r in result.reports} == {"custom.onnx"}
+
+
+def test_findings_cross_process_boundaries(three_models, targets):
+    (report,) = batch.check_one(str(three_models / "sub" / "custom.onnx"), targets[:1])
+    packed = pickle.loads(pickle.dumps(batch._pack(report)))
+    back = batch._unpack(packed, targets[0])
+    assert back.findings == report.findings and back.to_dict() == report.to_dict()
+
+
+def test_summary_table(three_models, targets):
+    models, _ = discover([str(three_models)])
+    result = check_models(models, targets)
+    table = summary_table(result.reports, result.unchecked)
+    lines = table.splitlines()
+    assert lines[0].split()[:5] == ["model", "soc", "errors", "warnings", "info"]
+    assert len(lines) == 1 + 4 + 1 + 1
+    assert lines[3].endswith("FAIL") and "custom.onnx" in lines[3]
+    assert "NOT CHECKED: not an ONNX model" in lines[5]
+    assert lines[-1] == "2 models x 2 chips checked: 2 of 4 fail, 1 could not be checked"
