@@ -12,6 +12,7 @@ between processes); in-process runs keep it when asked (``keep_context``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,17 +159,16 @@ def _plain(value: Any) -> Any:
 
 
 def _pack(report: Report) -> dict[str, Any]:
+    """The report as plain picklable data; the target travels as the caller's own object."""
+    fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)
+              if f.name not in ("findings", "target", "context")}
     return {
-        "model": report.model,
+        "fields": fields,
         "findings": [
             (f.code, f.name, f.severity.value, f.message, f.location, f.hint,
              (f.fix.pass_name, f.fix.safe, _plain(f.fix.params)), f.source, f.atc_error, _plain(f.data))
             for f in report.findings
         ],
-        "shapes": report.shapes,
-        "node_count": report.node_count,
-        "opset_imports": dict(report.opset_imports),
-        "input_shapes": dict(report.input_shapes),
     }
 
 
@@ -179,15 +179,7 @@ def _unpack(packed: dict[str, Any], target: "Target") -> Report:
     for code, name, severity, message, location, hint, fix, source, atc_error, data in packed["findings"]:
         findings.append(Finding(code, name, Severity(severity), message, location, hint,
                                 FixSuggestion(*fix), source, atc_error, data))
-    return Report(
-        model=packed["model"],
-        target=target,
-        findings=findings,
-        shapes=packed["shapes"],
-        node_count=packed["node_count"],
-        opset_imports=packed["opset_imports"],
-        input_shapes=packed["input_shapes"],
-    )
+    return Report(target=target, findings=findings, **packed["fields"])
 
 
 # --------------------------------------------------------------------------- many models

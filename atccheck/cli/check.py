@@ -1,61 +1,200 @@
-"""atccheck check: predict every problem ATC would hit converting a model for a chip."""
+"""atccheck check: predict every problem ATC would hit converting models for one or more chips."""
 
 from __future__ import annotations
 
+import os
 import sys
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import click
 
+from atccheck.cli.config import SETTINGS_HELP, settings_from_options, settings_options
+from atccheck.cli.options import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error_boundary, use_color, write_output
 from atccheck.emit import FORMATS
-from atccheck.cli.options import (
-    EXIT_CLEAN,
-    EXIT_FINDINGS,
-    cann_option,
-    error_boundary,
-    fail_on_option,
-    input_shape_option,
-    precision_option,
-    soc_option,
-    use_color,
-    write_output,
-)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.batch import Outcome
+    from atccheck.report import Report
+
+STDOUT = "-"
+
+EPILOG = f"""\b
+Outputs: --format FMT and -o FILE pair up in order, so
+  --format text --format sarif -o - -o out.sarif
+prints text and writes SARIF to out.sarif ('-o -' is stdout; at most one format goes there).
+Without -o a single --format goes to stdout. Formats: {', '.join(sorted(FORMATS))}.
+
+\b
+Exit codes:
+  0  no model x chip has a finding at or above --fail-on
+     (with --baseline: no new one; with --write-baseline: always, once written)
+  1  some model x chip has such a finding
+  2  usage error, or some model could not be checked (missing, empty, not ONNX,
+     a folder without models): a broken file must fail CI
+
+{SETTINGS_HELP}
+"""
 
 
-@click.command("check")
-@click.argument("model", type=click.Path(dir_okay=True, path_type=str))
-@soc_option()
-@cann_option
-@input_shape_option
-@precision_option
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True)
-@click.option("-o", "--output", "output", metavar="FILE", help="Write the report to FILE instead of stdout.")
-@fail_on_option
-@click.option("--select", multiple=True, metavar="CODE|NAME", help="Only these rules (codes, names or prefixes).")
-@click.option("--ignore", multiple=True, metavar="CODE|NAME", help="Skip these rules (codes, names or prefixes).")
-@click.option("--device-memory", type=float, metavar="GIB", help="Device memory budget in GiB (overrides the chip's figure).")
-@click.option("-v", "--verbose", is_flag=True, help="List every node and the source of each fact.")
+def pair_outputs(formats: Sequence[str], outputs: Sequence[str]) -> list[tuple[str, str | None]]:
+    """(format, file or None for stdout) for each requested output."""
+    from atccheck.errors import UsageError
+
+    formats = list(formats) or ["text"]
+    if not outputs:
+        if len(formats) > 1:
+            raise UsageError(f"{len(formats)} --format options need one -o each, in the same order ('-o -' is stdout)")
+        return [(formats[0], None)]
+    if len(outputs) != len(formats):
+        raise UsageError(
+            f"{len(formats)} --format but {len(outputs)} -o: give one -o per --format, in the same order ('-o -' is stdout)"
+        )
+    pairs = [(fmt, None if out == STDOUT else out) for fmt, out in zip(formats, outputs)]
+    if sum(1 for _, out in pairs if out is None) > 1:
+        raise UsageError("only one format can go to stdout ('-o -')")
+    files = [os.path.realpath(out) for _, out in pairs if out is not None]
+    if len(files) != len(set(files)):
+        raise UsageError("two outputs name the same file")
+    return pairs
+
+
+def needs_context(fmt: str) -> bool:
+    """Whether an emitter declares that it reads the checked graph (module attribute NEEDS_CONTEXT)."""
+    import importlib
+
+    module = importlib.import_module(f"atccheck.emit.{FORMATS[fmt]}")
+    return bool(getattr(module, "NEEDS_CONTEXT", False))
+
+
+@contextmanager
+def progress_bar(total: int) -> Iterator[Any]:
+    """A rich progress bar on stderr when it is a terminal and there is more than one model."""
+    if total < 2 or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) or os.environ.get("NO_COLOR"):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[last]}"))
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("check", total=total, last="")
+
+        def advance(model: str, _outcome: "Outcome") -> None:
+            progress.update(task, advance=1, last=os.path.basename(model))
+
+        yield advance
+
+
+def exit_code(reports: Sequence["Report"], unchecked: Sequence[Any], fail_on: str, wrote_baseline: bool) -> int:
+    if unchecked:
+        return EXIT_ERROR
+    if wrote_baseline:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if any(r.fails(fail_on) for r in reports) else EXIT_CLEAN
+
+
+@click.command("check", epilog=EPILOG)
+@click.argument("models", nargs=-1, required=True, type=click.Path(path_type=str))
+@settings_options
+@click.option("--format", "formats", multiple=True, type=click.Choice(sorted(FORMATS)),
+              help="Report format (default text); repeat with one -o each for several reports.")
+@click.option("-o", "--output", "outputs", multiple=True, metavar="FILE",
+              help="Write the matching --format to FILE ('-' = stdout); repeatable.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Check models in N worker processes (0: one per CPU).")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+              help="Hide findings recorded in FILE, fail only on new ones, list recorded ones that are gone.")
+@click.option("--write-baseline", "write_baseline_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+              help="Record every finding of this run in FILE (and exit 0 unless a model could not be checked).")
+@click.option("-v", "--verbose", is_flag=True, help="List every node and the source of each fact (text format).")
 @error_boundary
-def check_command(model, soc, cann, input_shape, precision_mode, fmt, output, fail_on, select, ignore, device_memory, verbose):
-    """Check MODEL (an .onnx file) for ATC conversion to one chip.
+def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_file, verbose, **params):
+    """Check MODELS (.onnx files, or folders searched for them) for ATC conversion to each --soc.
 
-    Loads the graph without reading external weights, infers shapes, and checks every op,
-    opset, attribute, dtype and size against the chip's support tables. Exit code 0 when
-    nothing reaches --fail-on, 1 when something does, 2 on a usage or input error.
+    Loads each graph once without reading external weights, infers shapes, and checks every
+    op, opset, attribute, dtype and size against each chip's support tables. Several --soc
+    give a model x chip matrix; a folder gives every .onnx below it.
     """
+    from atccheck.baseline import compare, load_baseline, write_baseline
+    from atccheck.batch import check_models, discover, summary_table
     from atccheck.emit import render
-    from atccheck.engine import check
+    from atccheck.engine import rule_selected
+    from atccheck.errors import UsageError
+    from atccheck.rules import all_rules
+    from atccheck.target import resolve_target
 
-    memory = int(device_memory * 2**30) if device_memory else None
-    report = check(
-        model,
-        soc=soc,
-        cann=cann,
-        input_shapes=input_shape,
-        precision_mode=precision_mode,
-        select=select,
-        ignore=ignore,
-        device_memory=memory,
-    )
-    color = output is None and use_color()
-    write_output(render(fmt, [report], color=color, verbose=verbose, fail_on=fail_on), output)
-    sys.exit(EXIT_FINDINGS if report.fails(fail_on) else EXIT_CLEAN)
+    settings = settings_from_options(params)
+    destinations = pair_outputs(formats, outputs)
+    if baseline_file and write_baseline_file:
+        raise UsageError("--baseline and --write-baseline exclude each other (rewrite a baseline with --write-baseline alone)")
+    if not settings.socs:
+        raise UsageError("no chip to check for: give --soc SOC_VERSION (repeat for several) or set soc in [tool.atccheck]")
+    targets = []
+    for soc in settings.socs:
+        target = resolve_target(soc, settings.cann, settings.precision_mode)
+        if all(t.soc.name != target.soc.name for t in targets):
+            targets.append(target)
+    baseline = load_baseline(baseline_file) if baseline_file else None
+
+    paths, unchecked = discover(models)
+    workers = (os.cpu_count() or 1) if jobs == 0 else jobs
+    keep_context = len(paths) == 1 or any(needs_context(fmt) for fmt, _ in destinations)
+    options = {"device_memory": settings.device_memory} if settings.device_memory else None
+    with progress_bar(len(paths)) as advance:
+        result = check_models(
+            paths,
+            targets,
+            shapes_for=settings.shapes_for,
+            select=settings.select,
+            ignore=settings.ignore,
+            options=options,
+            jobs=workers,
+            keep_context=keep_context,
+            on_done=advance,
+        )
+    reports = [settings.apply(r) for r in result.reports]
+    unchecked = [*unchecked, *result.unchecked]
+
+    outcome = None
+    if baseline is not None:
+        outcome = compare(baseline, reports)
+        reports = list(outcome.reports)
+    if write_baseline_file:
+        write_baseline(reports, write_baseline_file)
+
+    collection = len(models) > 1 or len(targets) > 1 or any(os.path.isdir(m) for m in models)
+    opts = {
+        "verbose": verbose,
+        "fail_on": settings.fail_on,
+        "unchecked": tuple(unchecked),
+        "collection": collection,
+        "rules": [r for r in all_rules() if rule_selected(r, settings.select, settings.ignore)],
+        "rule_docs_url": settings.rule_docs_url,
+        "baseline": outcome,
+    }
+    rendered = []
+    for fmt, path in destinations:
+        text = render(fmt, reports, color=path is None and use_color(), **opts)
+        if fmt == "text" and len(reports) + len(unchecked) > 1:
+            text += "\n" + summary_table(reports, unchecked, settings.fail_on)
+        rendered.append((text, path))
+    for text, path in rendered:
+        try:
+            write_output(text, path)
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+    for item in unchecked:
+        click.echo(f"atccheck: error: {item.path}: {item.problem}", err=True)
+    if outcome is not None:
+        click.echo(f"atccheck: baseline {baseline_file}: {outcome.summary()}", err=True)
+        for entry in outcome.gone:
+            click.echo(f"  no longer occurs: {entry.describe()}", err=True)
+        if outcome.gone:
+            click.echo(f"  (rewrite the baseline with --write-baseline {baseline_file} to drop them)", err=True)
+    if write_baseline_file:
+        total = sum(len(r.findings) for r in reports)
+        click.echo(f"atccheck: wrote baseline {write_baseline_file} with {total} finding{'s' if total != 1 else ''}", err=True)
+    sys.exit(exit_code(reports, unchecked, settings.fail_on, bool(write_baseline_file)))

@@ -1,0 +1,143 @@
+"""atccheck config: the settings ``atccheck check`` would use here, and where each comes from.
+
+Also home of the option group both commands share, so that ``atccheck config`` answers for
+exactly the command line ``atccheck check`` gets.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Callable
+
+import click
+
+from atccheck.cli.options import (
+    cann_option,
+    error_boundary,
+    fail_on_option,
+    input_shape_option,
+    precision_option,
+    soc_option,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.config import Settings
+
+SETTINGS_HELP = (
+    "Settings come from [tool.atccheck] in pyproject.toml or from .atccheck.toml (the first found "
+    "walking up from the working directory); an option given on the command line replaces the "
+    "file's value. 'atccheck config' shows the result."
+)
+
+
+def settings_options(func: Callable) -> Callable:
+    """The options that make up Settings, for check and config alike."""
+    options = [
+        soc_option(multiple=True, required=False),
+        cann_option,
+        input_shape_option,
+        precision_option,
+        click.option("--select", multiple=True, metavar="RULES",
+                     help="Only these rules: codes, names or prefixes, repeated or comma-separated (AC1,dynamic-)."),
+        click.option("--ignore", multiple=True, metavar="RULES", help="Skip these rules (same forms as --select)."),
+        fail_on_option,
+        click.option("--device-memory", type=click.FloatRange(min=0, min_open=True), metavar="GIB",
+                     help="Device memory budget in GiB (overrides the chip's figure)."),
+        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+                     help="Read settings from FILE (a pyproject.toml or .atccheck.toml) instead of searching."),
+        click.option("--no-config", is_flag=True, help="Ignore configuration files."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def settings_from_options(params: dict[str, Any]) -> "Settings":
+    """Settings from the parsed options of the current command (only options really given count)."""
+    from click.core import ParameterSource
+
+    from atccheck.config import load_settings
+    from atccheck.errors import UsageError
+
+    ctx = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+
+    if params["config_file"] and params["no_config"]:
+        raise UsageError("--config and --no-config exclude each other")
+    cli: dict[str, Any] = {}
+    if params["soc"]:
+        cli["socs"] = tuple(params["soc"])
+    for name in ("cann", "precision_mode", "fail_on"):
+        if given(name):
+            cli[name] = params[name]
+    for name in ("select", "ignore"):
+        if params[name]:
+            cli[name] = tuple(params[name])
+    if params["input_shape"] is not None:
+        cli["input_shape"] = params["input_shape"]
+    if params["device_memory"] is not None:
+        cli["device_memory_gib"] = params["device_memory"]
+    return load_settings(cli, config=params["config_file"], isolated=params["no_config"])
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    raise TypeError(type(value))
+
+
+@click.command("config")
+@click.argument("models", nargs=-1, type=click.Path(path_type=str))
+@settings_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@error_boundary
+def config_command(models, fmt, **params):
+    """Show the effective settings of 'atccheck check' and where each comes from.
+
+    With MODEL arguments, also the input shapes each model gets. The output is valid TOML for
+    the [tool.atccheck] table (unset values are commented out), so it can seed a config file.
+    """
+    from atccheck.batch import discover
+    from atccheck.config import describe
+
+    settings = settings_from_options(params)
+    rows = describe(settings)
+    paths, _ = discover(models) if models else ([], [])
+    shapes = {m: settings.shapes_for(m) for m in paths}
+    if fmt == "json":
+        doc = {
+            "config_file": str(settings.config_path) if settings.config_path else None,
+            "settings": {key: {"value": value, "from": origin} for key, value, origin in rows},
+            "models": [{"model": m, "input_shapes": s} for m, s in shapes.items()],
+        }
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        return
+    where = str(settings.config_path) if settings.config_path else "none (defaults and command line only)"
+    click.echo(f"# config file: {where}")
+    click.echo("[tool.atccheck]")
+    body = []
+    for key, value, origin in rows:
+        if value is None or (value == [] and key == "soc"):
+            body.append((f"# {key} = (not set)", origin))
+        elif key == "input-shape":  # a command-line option only; the file has input-shapes
+            body.append((f"# {key} = {_toml_value(value)}", origin))
+        else:
+            body.append((f"{key} = {_toml_value(value)}", origin))
+    width = max(len(line) for line, _ in body)
+    for line, origin in body:
+        click.echo(f"{line.ljust(width)}  # {origin}")
+    if shapes:
+        click.echo("")
+        click.echo("# input shapes per model:")
+        for model, text in shapes.items():
+            click.echo(f"#   {model}: {text or 'none (as in the model)'}")

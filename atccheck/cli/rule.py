@@ -1,0 +1,65 @@
+"""atccheck rule: a rule's documentation, or the whole catalogue."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from atccheck.cli.options import error_boundary
+
+
+@click.command("rule")
+@click.argument("name_or_code", required=False)
+@click.option("--all", "show_all", is_flag=True, help="List every rule: code, name, severity, summary.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@error_boundary
+def rule_command(name_or_code, show_all, fmt):
+    """Print the documentation of the rule NAME_OR_CODE (unsupported-op, AC101), or --all rules."""
+    from atccheck.errors import UsageError
+    from atccheck.rule_docs import applies_to, catalogue_page, rule_page, rule_text
+    from atccheck.rules import all_rules, find_rule
+    from atccheck.target import closest
+
+    if show_all == bool(name_or_code):
+        raise UsageError("give a rule name or code, or --all")
+    if show_all:
+        rules = all_rules()
+        if fmt == "json":
+            click.echo(json.dumps([_rule_dict(r, applies_to) for r in rules], indent=2, ensure_ascii=False))
+        elif fmt == "markdown":
+            click.echo(catalogue_page(rules), nl=False)
+        else:
+            width = max(len(r.name) for r in rules)
+            for r in rules:
+                click.echo(f"{r.code}  {r.name.ljust(width)}  {r.severity.value:<7}  {r.docs().summary}")
+        return
+    rule = find_rule(name_or_code)
+    if rule is None:
+        names = [r.name for r in all_rules()] + [r.code for r in all_rules()]
+        prefixed = [r.name for r in all_rules() if r.code.startswith(name_or_code.upper()) or r.name.startswith(name_or_code.lower())]
+        near = prefixed or closest(name_or_code, names)
+        hint = f"; did you mean {', '.join(near)}?" if near else "; 'atccheck rule --all' lists them"
+        raise UsageError(f"no rule '{name_or_code}'{hint}")
+    if fmt == "json":
+        click.echo(json.dumps(_rule_dict(rule, applies_to, full=True), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        click.echo(rule_page(rule), nl=False)
+    else:
+        click.echo(rule_text(rule), nl=False)
+
+
+def _rule_dict(rule, applies_to, full: bool = False) -> dict:
+    docs = rule.docs()
+    doc = {
+        "code": rule.code,
+        "name": rule.name,
+        "severity": rule.severity.value,
+        "summary": docs.summary,
+        "applies_to": applies_to(rule),
+        "fix": rule.fix_pass,
+        "fix_safe": rule.fix_safe,
+    }
+    if full:
+        doc["sections"] = dict(docs.sections)
+    return doc

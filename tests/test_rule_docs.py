@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import importlib.util
+
+from conftest import PROJECT
+
+from atccheck.rule_docs import expected_pages, help_uri
+from atccheck.rules import all_rules
+
+
+def load_generator():
+    spec = importlib.util.spec_from_file_location("build_rule_docs", PROJECT / "tools" / "build_rule_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_rule_pages_match_the_docstrings():
+    stale = load_generator().differences(PROJECT / "docs" / "rules")
+    assert not stale, f"run 'python tools/build_rule_docs.py'; stale or missing: {stale}"
+
+
+def test_generator_writes_and_removes_pages(tmp_path):
+    generator = load_generator()
+    (tmp_path / "removed-rule.md").write_text("old")
+    changed = generator.write(tmp_path)
+    assert "removed-rule.md" in changed and not (tmp_path / "removed-rule.md").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(expected_pages(all_rules()))
+    assert generator.differences(tmp_path) == []
+    (tmp_path / "unsupported-op.md").write_text("edited by hand")
+    assert generator.differences(tmp_path) == ["unsupported-op.md"]
+
+
+def test_every_page_carries_the_rule_sections():
+    for rule in all_rules():
+        page = expected_pages([rule])[f"{rule.name}.md"]
+        assert page.startswith(f"# {rule.code} {rule.name}\n")
+        for heading in ("What it does", "Why", "Example", "Fix", "Facts"):
+            assert f"\n## {heading}\n" in page
+
+
+def test_help_uri_scheme():
+    assert help_uri("unsupported-op", "https://host/docs/rules/") == "https://host/docs/rules/unsupported-op.md"
+    assert help_uri("unsupported-op", None) is None
