@@ -131,3 +131,16 @@ def test_summary_table(three_models, targets):
     assert lines[3].endswith("FAIL") and "custom.onnx" in lines[3]
     assert "NOT CHECKED: not an ONNX model" in lines[5]
     assert lines[-1] == "2 models x 2 chips checked: 2 of 4 fail, 1 could not be checked"
+
+
+def test_a_model_that_kills_its_worker_process_is_reported_alone(three_models, targets, monkeypatch):
+    import crashing_worker
+
+    onnx.save(clean_model(), three_models / "crash.onnx")
+    monkeypatch.setattr(batch, "_worker", crashing_worker.worker)
+    models, _ = discover([str(three_models)])
+    result = check_models(models, targets, jobs=2)
+    problems = {Path(u.path).name: u.problem for u in result.unchecked}
+    assert problems.keys() == {"crash.onnx", "corrupt.onnx"}
+    assert problems["crash.onnx"].startswith("the checking process died")
+    assert [Path(r.model).name for r in result.reports] == ["clean.onnx"] * 2 + ["custom.onnx"] * 2
