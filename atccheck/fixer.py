@@ -1,0 +1,911 @@
+"""``atccheck fix``: remove what a graph rewrite can remove, prove the result, write it.
+
+The pipeline:
+
+1. Load the model with its weights (external data included: fix needs them), check it
+   (the *before* report) and decide the static input shapes (``make-inputs-static``'s plan),
+   which also fixes the shapes of the verification inputs.
+2. Run the passes in ``atccheck.passes.base.ORDER``, each only when a finding of the current
+   model calls for it (unsafe passes only with ``unsafe_fixes``). A pass works on a copy.
+   After each pass the rules run again on the result, which decides the next passes. Passes
+   run again in a later round when a later pass changed the model (a decomposition can let
+   ``convert-opset`` reach a lower opset), at most :data:`MAX_ROUNDS` rounds.
+3. Every step is verified on a worker thread while the next passes run: ``onnx.checker``
+   full check, then either a structural proof (only names and shape annotations changed) or
+   onnxruntime outputs against the model before the step, within the pass's tolerance. A
+   step that fails (or a pass that raises) is rolled back, reported as reverted with its
+   error, and the passes after it are replayed on the model before it.
+4. Write the result (atomically; external data beside it when the input had external data or
+   the model is 2 GiB or more), check it again, and build the ``atc`` command line for it.
+
+Nothing here prints or exits: :func:`fix` returns a :class:`FixOutcome`.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import os
+import tempfile
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from atccheck.errors import AtcCheckError, InputError, UsageError
+from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.passes.base import ORDER, FixPass, PassContext
+from atccheck.report import Report
+from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import onnx
+
+    from atccheck.atc.command import AtcCommand
+    from atccheck.passes.make_inputs_static import StaticPlan
+    from atccheck.verify import Comparison, Inputs, Outputs
+
+SCHEMA_VERSION = 1
+OUTPUT_SUFFIX = ".atc.onnx"
+MAX_ROUNDS = 3
+EXTERNAL_DATA_THRESHOLD = 1024  # tensors above this many bytes go to the data file
+
+
+class PassStatus(str, enum.Enum):
+    APPLIED = "applied"  # changed the model, and the change was verified (or could not be)
+    UNCHANGED = "unchanged"  # ran, found nothing to do
+    SKIPPED = "skipped"  # did not run: no finding called for it, or unsafe without --unsafe-fixes
+    REVERTED = "reverted"  # raised, broke the checker, or changed the numbers: rolled back
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# How an applied step was verified.
+PROVED = "proved"  # only names and shape annotations changed: same computation, no run needed
+TESTED = "tested"  # onnxruntime outputs matched the model before the step within tolerance
+UNVERIFIED = "unverified"  # onnxruntime could not run the original; only onnx.checker passed
+DISABLED = "disabled"  # --no-verify: only onnx.checker ran
+
+
+@dataclass
+class PassOutcome:
+    """What one pass did in one round."""
+
+    name: str
+    stage: str
+    safe: bool
+    status: PassStatus
+    round: int | None = 1
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    nodes_before: int | None = None
+    nodes_after: int | None = None
+    verification: str | None = None
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    tolerance: float | None = None
+    rtol: float | None = None
+    removed: dict[str, int] = field(default_factory=dict)  # findings gone, by rule
+    added: dict[str, int] = field(default_factory=dict)  # findings new, by rule
+    seconds: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "stage": self.stage,
+            "safe": self.safe,
+            "status": self.status.value,
+            "round": self.round,
+            "reason": self.reason,
+            "notes": list(self.notes),
+            "nodes_before": self.nodes_before,
+            "nodes_after": self.nodes_after,
+            "verification": self.verification,
+            "max_abs_error": _num(self.max_abs_error),
+            "max_rel_error": _num(self.max_rel_error),
+            "tolerance": self.tolerance,
+            "rtol": self.rtol,
+            "findings_removed": dict(sorted(self.removed.items())),
+            "findings_added": dict(sorted(self.added.items())),
+            "seconds": round(self.seconds, 4) if self.seconds is not None else None,
+        }
+
+
+@dataclass
+class Verification:
+    """How the result was shown to compute what the input did."""
+
+    status: str  # verified | unverified | disabled | unchanged
+    reason: str | None = None
+    inputs: list[str] = field(default_factory=list)
+    max_abs_error: float | None = None  # final model against the original
+    max_rel_error: float | None = None
+    original_checker: str | None = None  # onnx.checker's complaint about the input model, if any
+
+    @property
+    def verified(self) -> bool:
+        return self.status == "verified"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "inputs": list(self.inputs),
+            "max_abs_error": _num(self.max_abs_error),
+            "max_rel_error": _num(self.max_rel_error),
+            "original_checker_error": self.original_checker,
+        }
+
+
+@dataclass(frozen=True)
+class RemainingFinding:
+    finding: Finding
+    why: str  # why no pass removed it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.finding.to_dict(), "why": self.why}
+
+
+@dataclass
+class FixOutcome:
+    """The result of :func:`fix`: the new model, what each pass did, and what remains."""
+
+    source: str
+    target: Target
+    before: Report
+    after: Report
+    passes: list[PassOutcome]
+    remaining: list[RemainingFinding]
+    verification: Verification
+    model: "onnx.ModelProto" = field(repr=False)
+    output: Path | None = None
+    written: bool = False
+    external_data: str | None = None  # the data file written beside the output, if any
+    warnings: list[str] = field(default_factory=list)
+    input_shapes: dict[str, list[int | str | None]] = field(default_factory=dict)
+    atc_command: "AtcCommand | None" = None
+    atc_command_error: str | None = None
+    seconds: float | None = None
+
+    def fails(self) -> bool:
+        """Whether an error-severity finding remains (the CLI's exit code 1)."""
+        return any(f.severity is Severity.ERROR for f in self.after.findings)
+
+    @property
+    def applied(self) -> list[PassOutcome]:
+        return [p for p in self.passes if p.status is PassStatus.APPLIED]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report of ``atccheck fix --format json`` (schema in docs/fix.md)."""
+        from atccheck import __version__
+
+        def summary(report: Report) -> dict[str, int]:
+            return {**report.counts(), "total": len(report.findings), "nodes": report.node_count}
+
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "fix",
+            "tool": {"name": "atccheck", "version": __version__},
+            "model": self.source,
+            "output": str(self.output) if self.output is not None else None,
+            "written": self.written,
+            "external_data": self.external_data,
+            "target": {
+                "soc": self.target.soc.name,
+                "cann": self.target.profile.id,
+                "precision_mode": self.target.precision_mode,
+            },
+            "input_shapes": {k: list(v) for k, v in self.input_shapes.items()},
+            "summary": {
+                "before": summary(self.before),
+                "after": summary(self.after),
+                "fixed": _fixed_count(self.before, self.after),
+                "remaining": len(self.remaining),
+                "errors_remaining": sum(1 for r in self.remaining if r.finding.severity is Severity.ERROR),
+            },
+            "passes": [p.to_dict() for p in self.passes],
+            "verification": self.verification.to_dict(),
+            "warnings": list(self.warnings),
+            "remaining": [r.to_dict() for r in self.remaining],
+            "atc_command": self.atc_command.to_dict() if self.atc_command is not None else None,
+            "atc_command_error": self.atc_command_error,
+            "seconds": round(self.seconds, 3) if self.seconds is not None else None,
+        }
+
+
+def _num(value: float | None) -> float | str | None:
+    if value is None:
+        return None
+    return value if math.isfinite(value) else "inf"
+
+
+def _fixed_count(before: Report, after: Report) -> int:
+    from collections import Counter
+
+    old = Counter(f.name for f in before.findings)
+    new = Counter(f.name for f in after.findings)
+    return sum((old - new).values())
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def default_output(path: Path) -> Path:
+    name = path.name[: -len(".onnx")] if path.name.endswith(".onnx") else path.name
+    return path.with_name(name + OUTPUT_SUFFIX)
+
+
+def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None", in_place: bool) -> Path | None:
+    """Where the result goes: ``-o``, the input itself with ``--in-place``, else MODEL.atc.onnx."""
+    if in_place:
+        if source is None:
+            raise UsageError("--in-place needs a model file")
+        if output is not None and Path(output).resolve() != source.resolve():
+            raise UsageError("--in-place and -o name different files; give one of them")
+        return source
+    if output is not None:
+        out = Path(output)
+        if source is not None and out.resolve() == source.resolve():
+            raise UsageError(f"-o {out} is the input model; fix never overwrites its input unless --in-place is given")
+        if out.is_dir():
+            raise UsageError(f"-o {out} is a directory; give a file name")
+        return out
+    return default_output(source) if source is not None else None
+
+
+def load_with_weights(source: "str | os.PathLike[str] | onnx.ModelProto") -> tuple[Any, "onnx.ModelProto"]:
+    """The model with every external tensor read in (fix rewrites weights, so it needs them).
+
+    Returns the LoadedModel (metadata as ``check`` sees it, weights not read) and a separate
+    ModelProto holding the weights. A missing or short data file is an InputError.
+    """
+    import onnx
+
+    from atccheck.model.loading import load_model
+
+    loaded = load_model(source)
+    display = loaded.display_name
+    if isinstance(source, onnx.ModelProto):
+        if loaded.external:
+            raise InputError(display, "the model keeps weights as external data; pass the model file so fix can read them")
+        model = onnx.ModelProto()
+        model.CopyFrom(source)
+        return loaded, model
+    model = onnx.ModelProto()
+    model.CopyFrom(loaded.model)
+    if loaded.external:
+        base = loaded.base_dir or Path(".")
+        sizes: dict[str, int] = {}
+        for ext in loaded.external:
+            if ext.location not in sizes:
+                path = base / ext.location
+                try:
+                    sizes[ext.location] = path.stat().st_size
+                except OSError:
+                    raise InputError(display, f"external data file '{ext.location}' is missing (fix needs the weights; "
+                                              "check only reads the graph)") from None
+            end = (ext.offset or 0) + (ext.length if ext.length is not None else ext.nbytes)
+            if end > sizes[ext.location]:
+                raise InputError(display, f"external data file '{ext.location}' is {sizes[ext.location]} bytes, too "
+                                          f"short for tensor '{ext.name}' (needs {end}); it is truncated or not this "
+                                          "model's")
+        try:
+            onnx.external_data_helper.load_external_data_for_model(model, str(base))
+        except Exception as exc:
+            from atccheck.verify import one_line
+
+            raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
+    return loaded, model
+
+
+# --------------------------------------------------------------------------- verification jobs
+
+
+@dataclass
+class _Verdict:
+    ok: bool
+    kind: str | None = None  # PROVED / TESTED / UNVERIFIED / DISABLED
+    reason: str | None = None
+    comparison: "Comparison | None" = None
+    cumulative: "Comparison | None" = None  # against the original
+    outputs: "list[Outputs] | None" = None
+    data: bytes | None = None  # the serialization onnxruntime ran, reused to write the output
+    original: "list[Outputs] | None" = None  # outputs of the original (or of a model proved equal to it)
+    proved_chain: bool = True  # every step up to here was proved structurally
+
+
+@dataclass
+class _Reference:
+    outputs: "list[Outputs] | None"
+    error: str | None
+    checker_error: str | None
+
+
+@dataclass
+class _State:
+    serial: int
+    model: "onnx.ModelProto"
+    report: Report
+    parent: "_State | None" = None
+    step: PassOutcome | None = None
+    pass_cls: type[FixPass] | None = None
+    job: "Future[_Verdict] | None" = None
+
+
+class _Verifier:
+    """One worker thread that checks each step in order while the pipeline goes on."""
+
+    def __init__(self, inputs: "Inputs | None", enabled: bool, unavailable: str | None = None) -> None:
+        self.inputs = inputs
+        self.enabled = enabled
+        self.unavailable = unavailable  # why no inputs could be made, if so
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify")
+        self.reference: "Future[_Reference] | None" = None
+
+    def start_reference(self, model: "onnx.ModelProto", path: Path | None, has_external: bool) -> None:
+        self.reference = self.pool.submit(self._reference, model, path, has_external)
+
+    def _reference(self, model: "onnx.ModelProto", path: Path | None, has_external: bool) -> _Reference:
+        from atccheck.verify import ModelSource, RunError, check_graph, one_line, run_model
+
+        checker_error = check_graph(model)
+        if not self.enabled:
+            return _Reference(None, "disabled", checker_error)
+        if self.inputs is None:
+            return _Reference(None, self.unavailable, checker_error)
+        try:
+            source = ModelSource(path=path) if path is not None else ModelSource(model)
+            outputs = run_model(source, self.inputs)
+            source.release()
+        except RunError as exc:
+            return _Reference(None, str(exc), checker_error)
+        except Exception as exc:  # anything else onnxruntime or numpy raise
+            return _Reference(None, one_line(exc), checker_error)
+        return _Reference(outputs, None, checker_error)
+
+    def submit(self, state: _State) -> "Future[_Verdict]":
+        return self.pool.submit(self._verify, state)
+
+    def _verify(self, state: _State) -> _Verdict:
+        try:
+            return self._verify_unguarded(state)
+        except Exception as exc:  # a bug in verification must not pass a step
+            from atccheck.verify import one_line
+
+            return _Verdict(False, reason=f"verification raised {type(exc).__name__}: {one_line(exc)}")
+
+    def _verify_unguarded(self, state: _State) -> _Verdict:
+        from atccheck.verify import ModelSource, RunError, check_graph, compare, run_model, same_computation
+
+        assert self.reference is not None and state.parent is not None and state.pass_cls is not None
+        reference = self.reference.result()
+        parent = state.parent
+        parent_verdict = parent.job.result() if parent.job is not None else None
+        if parent_verdict is not None and not parent_verdict.ok:
+            return _Verdict(False, reason="the step before it was rolled back")
+        checker_error = check_graph(state.model)
+        if checker_error is not None and checker_error != reference.checker_error:
+            return _Verdict(False, reason=f"onnx.checker rejects the result: {checker_error}")
+        parent_outputs = parent_verdict.outputs if parent_verdict is not None else reference.outputs
+        original = parent_verdict.original if parent_verdict is not None else reference.outputs
+        proved_chain = parent_verdict.proved_chain if parent_verdict is not None else True
+        if same_computation(parent.model, state.model, self.inputs.sets if self.inputs is not None else []):
+            return _Verdict(True, PROVED, outputs=parent_outputs, original=original, proved_chain=proved_chain,
+                            cumulative=parent_verdict.cumulative if parent_verdict is not None else None)
+        if not self.enabled:
+            return _Verdict(True, DISABLED, reason="--no-verify", proved_chain=False)
+        if parent_outputs is None and proved_chain and self.inputs is not None:
+            # onnxruntime refused the original (two nodes with one name, say), but every step so far
+            # was proved to compute the same: the model before this step stands in for it.
+            try:
+                parent_outputs = original = run_model(ModelSource(parent.model), self.inputs)
+            except RunError:
+                parent_outputs = None
+        if parent_outputs is None or original is None or self.inputs is None:
+            return _Verdict(True, UNVERIFIED, reason=reference.error, proved_chain=False)
+        source = ModelSource(state.model)
+        try:
+            outputs = run_model(source, self.inputs)
+        except RunError as exc:
+            source.release()
+            return _Verdict(False, reason=str(exc))
+        cls = state.pass_cls
+        comparison = compare(parent_outputs, outputs, cls.tolerance, cls.rtol)
+        cumulative = compare(original, outputs, math.inf, math.inf)
+        if parent_verdict is not None:
+            parent_verdict.data = None  # only the newest serialization may be written
+        data = source.data
+        source.release()
+        if not comparison.ok:
+            return _Verdict(False, TESTED, comparison.reason, comparison, cumulative)
+        return _Verdict(True, TESTED, None, comparison, cumulative, outputs, data, original, proved_chain=False)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+# --------------------------------------------------------------------------- the pipeline
+
+
+class _Pipeline:
+    def __init__(
+        self,
+        passes: Sequence[type[FixPass]],
+        target: Target,
+        user_shapes: Mapping[str, tuple[int, ...]],
+        unsafe: bool,
+        options: Mapping[str, Any],
+        verifier: _Verifier,
+    ) -> None:
+        self.passes = list(passes)
+        self.target = target
+        self.user_shapes = dict(user_shapes)
+        self.unsafe = unsafe
+        self.options = dict(options)
+        self.verifier = verifier
+        self.records: list[PassOutcome] = []
+        self.excluded: set[str] = set()
+        self.last_run: dict[str, int] = {}
+        self.serial = 0
+
+    def check(self, model: "onnx.ModelProto") -> Report:
+        from atccheck.engine import check_prepared, prepare
+
+        return check_prepared(prepare(model), self.target)
+
+    def new_state(self, model: "onnx.ModelProto", report: Report, **kw: Any) -> _State:
+        self.serial += 1
+        return _State(self.serial, model, report, **kw)
+
+    def run(self, start: _State) -> _State:
+        """Run passes from ``start`` until settled, replaying after a rolled-back step."""
+        state = start
+        while True:
+            state = self._rounds(state)
+            failing = self._first_failure(state)
+            if failing is None:
+                return state
+            self._revert(failing)
+            assert failing.parent is not None
+            state = failing.parent
+
+    def _rounds(self, state: _State) -> _State:
+        for round_no in range(1, MAX_ROUNDS + 1):
+            changed = False
+            for cls in self.passes:
+                if cls.name in self.excluded or self.last_run.get(cls.name) == state.serial:
+                    continue
+                instance = cls()
+                if not instance.wanted(state.report.findings):
+                    continue
+                if not cls.safe and not self.unsafe:
+                    if not any(r.name == cls.name and r.status is PassStatus.SKIPPED for r in self.records):
+                        self.records.append(PassOutcome(
+                            cls.name, cls.stage, cls.safe, PassStatus.SKIPPED, round_no,
+                            reason="unsafe (changes numerics or relies on an assumption): run with --unsafe-fixes"))
+                    continue
+                new = self._step(instance, state, round_no)
+                if new is not state:
+                    state = new
+                    changed = True
+            if not changed:
+                break
+        return state
+
+    def _step(self, instance: FixPass, state: _State, round_no: int) -> _State:
+        import onnx
+
+        cls = type(instance)
+        record = PassOutcome(cls.name, cls.stage, cls.safe, PassStatus.UNCHANGED, round_no,
+                             nodes_before=state.report.node_count, tolerance=cls.tolerance, rtol=cls.rtol)
+        self.records.append(record)
+        self.last_run[cls.name] = state.serial
+        candidate = onnx.ModelProto()
+        candidate.CopyFrom(state.model)
+        ctx = PassContext(self.target, self.user_shapes, tuple(state.report.findings), self.unsafe, self.options,
+                          context=state.report.context)
+        started = time.perf_counter()
+        try:
+            result = instance.run(candidate, ctx)
+        except AtcCheckError:
+            raise  # a usage error (e.g. a bad --input-shape) is the user's, not the pass's
+        except Exception as exc:
+            from atccheck.verify import one_line
+
+            record.seconds = time.perf_counter() - started
+            record.status = PassStatus.REVERTED
+            record.reason = f"the pass raised {type(exc).__name__}: {one_line(exc)}"
+            self.excluded.add(cls.name)
+            return state
+        record.seconds = time.perf_counter() - started
+        record.notes = list(result.notes)
+        if not result.modified:
+            if any(r.name == cls.name for r in self.records[:-1]):
+                self.records.pop()  # a re-run that found nothing new adds nothing to the report
+            return state
+        problem = _graph_problem(result.model)
+        if problem is not None:
+            record.status = PassStatus.REVERTED
+            record.reason = f"the result is not a valid graph: {problem}"
+            self.excluded.add(cls.name)
+            return state
+        try:
+            report = self.check(result.model)
+        except AtcCheckError as exc:  # InputError: the rewrite left an invalid graph
+            record.status = PassStatus.REVERTED
+            record.reason = f"the result is not a valid graph: {exc}"
+            self.excluded.add(cls.name)
+            return state
+        record.status = PassStatus.APPLIED
+        record.nodes_after = report.node_count
+        record.removed, record.added = _finding_delta(state.report, report)
+        new = self.new_state(result.model, report, parent=state, step=record, pass_cls=cls)
+        new.job = self.verifier.submit(new)
+        self.last_run[cls.name] = new.serial
+        return new
+
+    def _first_failure(self, state: _State) -> _State | None:
+        chain: list[_State] = []
+        node: _State | None = state
+        while node is not None and node.job is not None:
+            chain.append(node)
+            node = node.parent
+        for item in reversed(chain):
+            assert item.job is not None and item.step is not None
+            verdict = item.job.result()
+            _record_verdict(item.step, verdict)
+            if not verdict.ok:
+                return item
+        return None
+
+    def _revert(self, failing: _State) -> None:
+        record = failing.step
+        assert record is not None and failing.pass_cls is not None
+        verdict = failing.job.result() if failing.job is not None else None
+        record.status = PassStatus.REVERTED
+        record.reason = verdict.reason if verdict is not None else "verification failed"
+        record.nodes_after = None
+        self.excluded.add(failing.pass_cls.name)
+        # steps recorded after the failing one ran on a model that no longer exists
+        index = self.records.index(record)
+        self.records = self.records[: index + 1]
+        assert failing.parent is not None
+        parent_serial = failing.parent.serial
+        self.last_run = {k: v for k, v in self.last_run.items() if v <= parent_serial or k == failing.pass_cls.name}
+
+
+def _graph_problem(model: "onnx.ModelProto") -> str | None:
+    """Why the graph is not a valid dataflow graph in node order (used before defined, defined twice), or None.
+
+    Checked before the rules run on a rewrite: a cycle would send graph walks round forever.
+    """
+    import onnx
+
+    def walk(graph: "onnx.GraphProto", outer: set[str]) -> str | None:
+        defined = set(outer) | {i.name for i in graph.input} | {t.name for t in graph.initializer}
+        defined |= {t.values.name for t in graph.sparse_initializer}
+        produced: set[str] = set()
+        for node in graph.node:
+            label = node.name or node.op_type
+            for name in node.input:
+                if name and name not in defined:
+                    return f"node '{label}' reads '{name}' before anything defines it"
+            for attr in node.attribute:
+                subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else (
+                    list(attr.graphs) if attr.type == onnx.AttributeProto.GRAPHS else [])
+                for sub in subs:
+                    problem = walk(sub, defined)
+                    if problem:
+                        return problem
+            for name in node.output:
+                if name and name in produced:
+                    return f"'{name}' is written by two nodes"
+                produced.add(name)
+                defined.add(name)
+        for out in graph.output:
+            if out.name not in defined:
+                return f"output '{out.name}' is not produced"
+        return None
+
+    return walk(model.graph, set())
+
+
+def _record_verdict(record: PassOutcome, verdict: _Verdict) -> None:
+    record.verification = verdict.kind
+    if verdict.comparison is not None:
+        record.max_abs_error = verdict.comparison.max_abs
+        record.max_rel_error = verdict.comparison.max_rel
+    elif verdict.kind == PROVED:
+        record.max_abs_error = record.max_rel_error = 0.0
+
+
+def _finding_delta(before: Report, after: Report) -> tuple[dict[str, int], dict[str, int]]:
+    from collections import Counter
+
+    old = Counter(f.name for f in before.findings)
+    new = Counter(f.name for f in after.findings)
+    return dict(old - new), dict(new - old)
+
+
+# --------------------------------------------------------------------------- remaining findings
+
+
+def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type[FixPass]], unsafe: bool) -> str:
+    by_name = {p.name: p for p in passes}
+    if finding.fix.pass_name != FixSuggestion.MANUAL:
+        names = [finding.fix.pass_name]
+    else:
+        names = [p.name for p in passes if finding.name in p.fixes
+                 and (p.op_types is None or finding.location.op_type in p.op_types)]
+    if not names:
+        return f"no graph rewrite removes it; {finding.hint}"
+    reasons = []
+    for name in names:
+        cls = by_name.get(name)
+        runs = [r for r in records if r.name == name]
+        if cls is None:
+            reasons.append(f"the pass it needs, {name}, is not part of this version of atccheck")
+        elif any(r.status is PassStatus.REVERTED for r in runs):
+            last = [r for r in runs if r.status is PassStatus.REVERTED][-1]
+            reasons.append(f"{name} was rolled back: {last.reason}")
+        elif not cls.safe and not unsafe:
+            reasons.append(f"{name} is unsafe (it changes numerics or relies on an assumption): run with --unsafe-fixes")
+        elif runs:
+            detail = "; ".join(_relevant_notes(finding, runs[-1])[:3])
+            reasons.append(f"{name} ran but could not remove it" + (f" ({detail})" if detail else ""))
+        else:
+            reasons.append(f"{name} did not run")
+    return "; ".join(reasons) + f"; next step: {finding.hint}"
+
+
+def _relevant_notes(finding: Finding, run: PassOutcome) -> list[str]:
+    """The notes of a run that explain what it left, most specific first.
+
+    Passes say why they left something with the word "left" ("left as is: ...", "left
+    dynamic: ..."); notes naming the finding's node or input come first.
+    """
+    notes = list(dict.fromkeys(n for n in run.notes if n))
+    left = [n for n in notes if " left" in n] or notes
+    keys = [k for k in (finding.location.node, finding.data.get("input") if finding.data else None) if k]
+    specific = [n for n in left if any(f"'{k}'" in n for k in keys)]
+    return specific or left
+
+
+def _skipped_records(
+    records: list[PassOutcome], passes: Sequence[type[FixPass]], states: Sequence[_State]
+) -> list[PassOutcome]:
+    """A 'skipped' entry for every pass that never ran, saying why."""
+    ran = {r.name for r in records}
+    out = []
+    for cls in passes:
+        if cls.name in ran:
+            continue
+        instance = cls()
+        removed_by = None
+        for prev, state in zip(states, states[1:]):
+            if instance.wanted(prev.report.findings) and not instance.wanted(state.report.findings):
+                removed_by = state.step.name if state.step is not None else None
+                break
+        reason = (f"its findings were removed by an earlier pass ({removed_by})" if removed_by
+                  else "no finding calls for it")
+        out.append(PassOutcome(cls.name, cls.stage, cls.safe, PassStatus.SKIPPED, round=None, reason=reason))
+    return out
+
+
+def _ordered(passes: Sequence[type[FixPass]]) -> list[type[FixPass]]:
+    return sorted(passes, key=lambda p: (ORDER.index(p.stage), p.name))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _write(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None) -> str | None:
+    """Write the model atomically; with external data, the data file first. Returns the data file name."""
+    from atccheck.fileio import atomic_write_bytes
+
+    if not external:
+        atomic_write_bytes(out, data if data is not None else model.SerializeToString())
+        return None
+    import onnx
+
+    from atccheck.model.loading import load_model
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    location = out.name + ".data"
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        onnx.external_data_helper.convert_model_to_external_data(
+            model, all_tensors_to_one_file=True, location=location, size_threshold=EXTERNAL_DATA_THRESHOLD,
+            convert_attribute=False)
+        onnx.external_data_helper.write_external_data_tensors(model, str(tmp))
+        staged = tmp / location
+        wrote_data = staged.exists()  # no tensor above the threshold: nothing goes out
+        if wrote_data:
+            with open(staged, "rb+") as handle:
+                os.fsync(handle.fileno())
+            os.replace(staged, out.parent / location)
+        atomic_write_bytes(out, model.SerializeToString())
+    finally:
+        for leftover in tmp.glob("*"):
+            leftover.unlink()
+        tmp.rmdir()
+    # the output must load from where it is: locations valid, data long enough, checker happy
+    written = load_model(out)
+    size = (out.parent / location).stat().st_size if (out.parent / location).exists() else 0
+    for ext in written.external:
+        end = (ext.offset or 0) + (ext.length if ext.length is not None else ext.nbytes)
+        if end > size:
+            raise InputError(str(out), f"written external data '{location}' is shorter than tensor '{ext.name}' needs")
+    onnx.checker.check_model(str(out))
+    return location if wrote_data else None
+
+
+# --------------------------------------------------------------------------- fix
+
+
+def fix(
+    model: "str | os.PathLike[str] | onnx.ModelProto",
+    soc: str,
+    cann: str = DEFAULT_PROFILE,
+    input_shapes: "str | Mapping[str, Sequence[int]] | None" = None,
+    *,
+    inputs: "str | os.PathLike[str] | Mapping[str, np.ndarray] | None" = None,
+    output: "str | os.PathLike[str] | None" = None,
+    in_place: bool = False,
+    write: bool = True,
+    unsafe_fixes: bool = False,
+    verify: bool = True,
+    precision_mode: str = DEFAULT_PRECISION_MODE,
+    passes: Sequence[type[FixPass]] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> FixOutcome:
+    """Fix a model for ``atc`` on one chip; see the module docstring for the pipeline.
+
+    ``model`` is a path (the result goes to ``output``, default ``MODEL.atc.onnx``, or over
+    the input with ``in_place``) or a ModelProto (written only when ``output`` is given).
+    ``inputs`` is an ``.npz`` path or a mapping of arrays fed to both models besides the
+    seeded random inputs. ``passes`` replaces the registered passes (tests inject a broken
+    pass this way). Raises UsageError / InputError for bad options and unreadable models;
+    a pass that fails never raises: it is reverted and reported.
+    """
+    import onnx
+
+    from atccheck.engine import as_input_shapes, check_prepared, prepare
+    from atccheck.passes import all_passes
+    from atccheck.passes.make_inputs_static import plan_static_shapes
+    from atccheck.target import resolve_target
+    from atccheck.verify import Inputs, RunError, approx_size, load_samples, make_inputs
+
+    started = time.perf_counter()
+    target = resolve_target(soc, cann, precision_mode)
+    user_shapes = as_input_shapes(input_shapes)
+    source_path = None if isinstance(model, onnx.ModelProto) else Path(model)
+    out = resolve_output(source_path, output, in_place) if write else None
+
+    loaded, working = load_with_weights(model)
+    plan: StaticPlan = plan_static_shapes(working, user_shapes)
+    samples, label = None, "sample"
+    if inputs is not None:
+        if isinstance(inputs, (str, os.PathLike)):
+            samples, label = load_samples(inputs), f"--inputs {os.fspath(inputs)}"
+        else:
+            samples = dict(inputs)
+    try:
+        feed: Inputs | None = make_inputs(working, plan.dims, samples, label)
+        unavailable = None
+    except RunError as exc:
+        feed, unavailable = None, str(exc)
+
+    verifier = _Verifier(feed, verify, unavailable)
+    try:
+        verifier.start_reference(working, source_path if loaded.path is not None else None, bool(loaded.external))
+        pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
+                             unsafe_fixes, options or {}, verifier)
+        before = check_prepared(prepare(loaded), target)
+        start = pipeline.new_state(working, before)
+        final = pipeline.run(start)
+        reference = verifier.reference.result() if verifier.reference is not None else None
+        final_verdict = final.job.result() if final.job is not None else None
+    finally:
+        verifier.close()
+
+    chain = []
+    node: _State | None = final
+    while node is not None:
+        chain.append(node)
+        node = node.parent
+    chain.reverse()
+    records = pipeline.records + _skipped_records(pipeline.records, pipeline.passes, chain)
+    records.sort(key=lambda r: (r.status is PassStatus.SKIPPED, r.round or 0, ORDER.index(r.stage), r.name))
+
+    verification = _summarize(verify, reference, chain, feed.describe() if feed is not None else [])
+    after = final.report.filtered(final.report.findings)
+    after.model = str(out) if out is not None else before.model
+    remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe_fixes)) for f in after.findings]
+
+    written = False
+    external = None
+    final_model = final.model
+    if out is not None:
+        needs_external = bool(loaded.external) or approx_size(final_model) >= _inline_limit(options)
+        data = final_verdict.data if final_verdict is not None and final is not start else None
+        external = _write(final_model, out, needs_external, data)
+        written = True
+
+    command, command_error = _atc_command(final_model, out, target)
+    return FixOutcome(
+        source=before.model,
+        target=target,
+        before=before,
+        after=after,
+        passes=records,
+        remaining=remaining,
+        verification=verification,
+        model=final_model,
+        output=out,
+        written=written,
+        external_data=external,
+        warnings=plan.warnings(),
+        input_shapes=_input_dims(final_model),
+        atc_command=command,
+        atc_command_error=command_error,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _inline_limit(options: Mapping[str, Any] | None) -> int:
+    from atccheck.verify import INLINE_LIMIT
+
+    return int((options or {}).get("external_data_bytes", INLINE_LIMIT))
+
+
+def _summarize(enabled: bool, reference: _Reference | None, chain: Sequence[_State], inputs: list[str]) -> Verification:
+    checker = reference.checker_error if reference is not None else None
+    steps = [s for s in chain if s.job is not None]
+    if not steps:
+        return Verification("unchanged", "no pass changed the model", inputs, original_checker=checker)
+    verdicts = [s.job.result() for s in steps if s.job is not None]
+    last_tested = next((v for v in reversed(verdicts) if v.cumulative is not None), None)
+    max_abs = last_tested.cumulative.max_abs if last_tested is not None and last_tested.cumulative else None
+    max_rel = last_tested.cumulative.max_rel if last_tested is not None and last_tested.cumulative else None
+    if all(v.kind == PROVED for v in verdicts):
+        return Verification("verified", "every change was proved structurally (same nodes and weights)", inputs,
+                            0.0, 0.0, checker)
+    if not enabled:
+        return Verification("disabled", "--no-verify: only onnx.checker ran", [], original_checker=checker)
+    if any(v.kind == UNVERIFIED for v in verdicts) or reference is None:
+        why = reference.error if reference is not None else "no reference outputs"
+        return Verification("unverified", f"onnxruntime could not run the original model, so outputs were not "
+                                          f"compared ({why}); onnx.checker passed every step. Give --input-shape "
+                                          "or --inputs with sizes the model accepts to compare outputs", inputs,
+                            original_checker=checker)
+    return Verification("verified", None, inputs, max_abs if max_abs is not None else 0.0,
+                        max_rel if max_rel is not None else 0.0, checker)
+
+
+def _input_dims(model: "onnx.ModelProto") -> dict[str, list[int | str | None]]:
+    from atccheck.model.shapes import graph_inputs, type_info
+
+    dims: dict[str, list[int | str | None]] = {}
+    for vi in graph_inputs(model):
+        info = type_info(vi.type)
+        if info is not None and info.shape is not None:
+            dims[vi.name] = list(info.shape)
+    return dims
+
+
+def _atc_command(model: "onnx.ModelProto", out: Path | None, target: Target) -> tuple["AtcCommand | None", str | None]:
+    if out is None:
+        return None, "no output file was written, so there is no model path for atc"
+    try:
+        from atccheck.atc.command import build_command
+    except ImportError:  # pragma: no cover - the generator ships with atccheck
+        return None, "the atc command generator is not available"
+    try:
+        return build_command(model, str(out), target.soc.name, precision_mode=target.precision_mode,
+                             cann=target.profile.id), None
+    except AtcCheckError as exc:
+        return None, str(exc)
