@@ -1,0 +1,105 @@
+"""Small helpers the repair passes share: shapes, opsets, fresh names, dead-node removal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+    from atccheck.model.shapes import ShapeIndex
+    from atccheck.passes.base import PassContext
+
+STANDARD_DOMAINS = ("", "ai.onnx")
+
+
+def shapes_of(model: "onnx.ModelProto", ctx: "PassContext") -> "ShapeIndex":
+    """Inferred shapes of the model as handed to the pass (the pipeline's, when it has them).
+
+    Read this before changing the model: the pipeline's shapes describe the model as it was.
+    """
+    if ctx.context is not None:
+        return ctx.context.shapes
+    from atccheck.model.shapes import infer_shapes
+
+    return infer_shapes(model, dict(ctx.input_shapes))
+
+
+def standard_opset(model: "onnx.ModelProto") -> int | None:
+    for entry in model.opset_import:
+        if entry.domain in STANDARD_DOMAINS:
+            return int(entry.version)
+    return None
+
+
+def schema_inputs(op_type: str, opset: int | None) -> list[str] | None:
+    """Input names of the standard op's schema at this opset, or None when unknown."""
+    import onnx.defs
+
+    if opset is None:
+        return None
+    try:
+        return [formal.name for formal in onnx.defs.get_schema(op_type, opset, "").inputs]
+    except Exception:  # SchemaError: no such op at this opset
+        return None
+
+
+class Names:
+    """Fresh names that collide with nothing in the model."""
+
+    def __init__(self, model: "onnx.ModelProto") -> None:
+        from atccheck.passes._rewrite import all_names
+
+        self.taken = all_names(model)
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.taken:
+            name = f"{base}_{k}"
+            k += 1
+        self.taken.add(name)
+        return name
+
+
+def graphs_with_nodes(model: "onnx.ModelProto") -> Iterator[tuple["onnx.GraphProto", "onnx.NodeProto"]]:
+    from atccheck.passes._rewrite import iter_graphs
+
+    for graph in iter_graphs(model.graph):
+        for node in list(graph.node):
+            yield graph, node
+
+
+def remove_dead_nodes(graph: "onnx.GraphProto", protected: set[str] | None = None) -> int:
+    """Drop nodes of this graph whose outputs nothing reads (subgraph reads count); returns how many."""
+    from atccheck.passes._rewrite import iter_graphs
+
+    removed = 0
+    while True:
+        used = {o.name for o in graph.output} | set(protected or ())
+        for sub in iter_graphs(graph):
+            for node in sub.node:
+                used.update(node.input)
+        keep = [n for n in graph.node if any(o in used for o in n.output if o)]
+        if len(keep) == len(graph.node):
+            break
+        removed += len(graph.node) - len(keep)
+        del graph.node[:]
+        graph.node.extend(keep)
+    used = {o.name for o in graph.output}
+    for sub in iter_graphs(graph):
+        for node in sub.node:
+            used.update(node.input)
+    inits = [t for t in graph.initializer if t.name in used]
+    if len(inits) != len(graph.initializer):
+        dropped = {t.name for t in graph.initializer} - {t.name for t in inits}
+        del graph.initializer[:]
+        graph.initializer.extend(inits)
+        inputs = [i for i in graph.input if i.name not in dropped]
+        del graph.input[:]
+        graph.input.extend(inputs)
+    produced = {o for n in graph.node for o in n.output} | {i.name for i in graph.input}
+    infos = [v for v in graph.value_info if v.name in produced]
+    if len(infos) != len(graph.value_info):
+        del graph.value_info[:]
+        graph.value_info.extend(infos)
+    return removed

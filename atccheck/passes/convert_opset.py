@@ -1,0 +1,336 @@
+"""convert-opset: move the model to the ai.onnx opset that leaves the fewest parser-lookup findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+    from atccheck.target import Target
+
+# The rules that score a candidate opset: both read the parser's domain::opset::type lookup.
+SCORING_RULES = ("unsupported-op", "opset-not-registered")
+# onnx's version converter has adapters from opset 7 up; older opsets are not worth a candidate.
+LOWEST_CANDIDATE = 7
+STANDARD_DOMAINS = ("", "ai.onnx")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    opset: int
+    errors: int = 0
+    warnings: int = 0
+    blocked_by: tuple[str, ...] = ()  # ops with no definition at this opset
+    failure: str | None = None  # why the converter could not reach it
+
+    @property
+    def reachable(self) -> bool:
+        return not self.blocked_by and self.failure is None
+
+
+@register_pass
+class ConvertOpset(FixPass):
+    """Convert the model to the ai.onnx opset where the target registers the most of its ops.
+
+    ATC looks every node up by ``ai.onnx::<model opset>::<OpType>`` with no fallback, so a
+    model exported at an opset the CANN profile does not register fails on every node.
+    This pass scores every opset the profile registers by the findings of unsupported-op and
+    opset-not-registered on a weight-free copy looked up at that opset, then converts the
+    model to the best one it can reach (fewest errors, then warnings; ties go to the opset
+    closest to the current one) with ``onnx.version_converter``. Where the converter lacks
+    an adapter (it has few for going down: Relu-14 to 13, say), each node is converted on
+    its own, and a node whose definition at the target only accepts fewer types or lacks an
+    attribute the node leaves at its default is kept as it is; ops whose meaning changed
+    under the same signature (Softmax at 13) are never kept that way. An op that has no
+    definition at a lower opset (LayerNormalization-17 for a profile that stops at 15)
+    blocks that opset: it is left to its decompose pass, after which this pass runs again.
+    Exact: adapters rewrite attributes and inputs, not arithmetic (onnxruntime checks it).
+    """
+
+    name = "convert-opset"
+    stage = "convert-opset"
+    fixes: ClassVar[frozenset[str]] = frozenset({"opset-not-registered"})
+    safe = True
+    tolerance = 1e-6
+    rtol = 1e-6
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        from atccheck.model.shapes import stripped_copy
+        from atccheck.tables import AI_ONNX, tables
+
+        current = _opset(model)
+        if current is None:
+            return PassResult(model, False, ["the model imports no ai.onnx opset"])
+        registry = tables().registry(ctx.target.profile.id)
+        standard = [r for r in registry if r.domain == AI_ONNX and r.opsets]
+        low = max(LOWEST_CANDIDATE, min((min(r.opsets) for r in standard), default=LOWEST_CANDIDATE))
+        high = registry.max_opset(AI_ONNX) or current
+        light = stripped_copy(model, {})
+        light.ir_version = model.ir_version or light.ir_version
+        baseline = _score(light, current, ctx.target)
+        candidates = [baseline]
+        for opset in range(low, high + 1):
+            if opset == current:
+                continue
+            blocked = _blockers(light, opset)
+            candidates.append(Candidate(opset, blocked_by=blocked) if blocked else _score(light, opset, ctx.target))
+        ranked = sorted((c for c in candidates if c.reachable and c.opset != current),
+                        key=lambda c: (c.errors, c.warnings, abs(c.opset - current), -c.opset))
+        failures: list[Candidate] = []
+        for cand in ranked:
+            if (cand.errors, cand.warnings) >= (baseline.errors, baseline.warnings):
+                break
+            try:
+                converted, kept = convert_model(model, current, cand.opset)
+            except ConvertError as exc:
+                failures.append(Candidate(cand.opset, failure=str(exc)))
+                continue
+            notes = [f"ai.onnx opset {current} -> {cand.opset}: parser-lookup findings {baseline.errors} -> "
+                     f"{cand.errors} error(s), {baseline.warnings} -> {cand.warnings} warning(s)"]
+            if kept:
+                notes.append("kept as they are (their newer definition only widened types or added attributes "
+                             f"the node leaves at the default; the converter has no adapter): {', '.join(kept)}")
+            notes += _blocked_notes(candidates + failures)
+            return PassResult(converted, True, notes)
+        notes = [f"no opset the converter reaches leaves fewer findings than {current} "
+                 f"({baseline.errors} error(s), {baseline.warnings} warning(s))"]
+        notes += _blocked_notes(candidates + failures)
+        return PassResult(model, False, notes)
+
+
+class ConvertError(Exception):
+    """The model cannot be brought to the opset; the message says which op stops it."""
+
+
+# Ops whose meaning changed at this opset while their inputs and attributes kept the same
+# names (onnx docs/Changelog.md): keeping such a node across the boundary would change its
+# result, so only a converter adapter may move it.
+SEMANTICS_CHANGED = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13, "GridSample": 20}
+
+
+def convert_model(model: "onnx.ModelProto", current: int, target: int) -> tuple["onnx.ModelProto", list[str]]:
+    """The model at ``target``: onnx's version converter, node by node where it lacks an adapter.
+
+    Returns the converted model and the op types kept as they were (their definitions at the
+    two opsets differ only in accepted types or in attributes the node leaves at the default).
+    """
+    from onnx import version_converter
+
+    try:
+        return version_converter.convert_version(model, target), []
+    except Exception:  # a missing adapter for some op: convert what can be converted, keep what may be kept
+        pass
+    return _convert_by_node(model, current, target)
+
+
+def _schema(op_type: str, opset: int):
+    import onnx.defs
+
+    try:
+        return onnx.defs.get_schema(op_type, opset, "")
+    except Exception:  # SchemaError: not defined at that opset
+        return None
+
+
+def _convert_by_node(model: "onnx.ModelProto", current: int, target: int) -> tuple["onnx.ModelProto", list[str]]:
+    import onnx
+
+    from atccheck.model.graph import GraphIndex
+    from atccheck.model.shapes import infer_shapes
+    from atccheck.passes._repairs import Names
+    from atccheck.passes._rewrite import iter_graphs
+
+    result = onnx.ModelProto()
+    result.CopyFrom(model)
+    shapes = infer_shapes(result)
+    index = GraphIndex(result)
+    names = Names(result)
+    kept: set[str] = set()
+    for graph in list(iter_graphs(result.graph)):
+        nodes: list["onnx.NodeProto"] = []
+        for node in graph.node:
+            if node.domain not in STANDARD_DOMAINS:
+                nodes.append(node)
+                continue
+            old, new = _schema(node.op_type, current), _schema(node.op_type, target)
+            if new is None:
+                raise ConvertError(f"{node.op_type} has no definition at opset {target}")
+            if old is not None and old.since_version == new.since_version:
+                nodes.append(node)
+                continue
+            pieces = _adapt(node, result, current, target, shapes, index, names)
+            if pieces is not None:
+                nodes.extend(pieces[0])
+                graph.initializer.extend(pieces[1])
+                continue
+            if old is not None and _keepable(node, old, new, shapes, current, target):
+                nodes.append(node)
+                kept.add(node.op_type)
+                continue
+            raise ConvertError(f"{node.op_type} cannot go from opset {current} to {target}: onnx's converter has no "
+                               "adapter and its definition changed")
+        del graph.node[:]
+        graph.node.extend(nodes)
+    for entry in result.opset_import:
+        if entry.domain in STANDARD_DOMAINS:
+            entry.version = target
+    return result, sorted(kept)
+
+
+def _keepable(node, old, new, shapes, current: int, target: int) -> bool:
+    """The node means the same under the target opset's definition."""
+    boundary = SEMANTICS_CHANGED.get(node.op_type)
+    if boundary is not None and min(current, target) < boundary <= max(current, target):
+        return False
+    if [(i.name, i.option) for i in old.inputs] != [(i.name, i.option) for i in new.inputs]:
+        return False
+    if [(o.name, o.option) for o in old.outputs] != [(o.name, o.option) for o in new.outputs]:
+        return False
+    for attr in node.attribute:
+        spec = new.attributes.get(attr.name)
+        if spec is None or spec.type != attr.type:
+            return False
+    for name, spec in new.attributes.items():
+        before = old.attributes.get(name)
+        if before is not None and before.default_value != spec.default_value:
+            if not any(a.name == name for a in node.attribute):
+                return False  # the default the node relies on changed
+    allowed = {c.type_param_str: set(c.allowed_type_strs) for c in new.type_constraints}
+    for position, value in enumerate(node.input):
+        if not value or position >= len(new.inputs):
+            continue
+        info = shapes.get(value)
+        if info is None or not info.elem_type:
+            return False
+        type_str = new.inputs[position].type_str
+        if type_str in allowed and _tensor_type(info.elem_type) not in allowed[type_str]:
+            return False
+    return True
+
+
+def _tensor_type(elem_type: int) -> str:
+    import onnx
+
+    name = onnx.TensorProto.DataType.Name(elem_type).lower()
+    return "tensor(" + {"float": "float", "double": "double"}.get(name, name) + ")"
+
+
+def _adapt(node, model, current: int, target: int, shapes, index, names):
+    """Convert one node with onnx's converter on a model of that node alone; None when it cannot."""
+    import onnx
+    from onnx import helper, version_converter
+
+    if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
+        return None
+    inputs, inits = [], []
+    for value in dict.fromkeys(i for i in node.input if i):
+        constant = index.const_value(value) if index.is_constant(value) else None
+        if constant is not None:
+            inits.append(onnx.numpy_helper.from_array(constant, value))
+            continue
+        info = shapes.get(value)
+        if info is None or not info.elem_type:
+            return None
+        dims = None if info.shape is None else [d if isinstance(d, (int, str)) else None for d in info.shape]
+        inputs.append(helper.make_tensor_value_info(value, info.elem_type, dims))
+    outputs = []
+    for value in node.output:
+        if not value:
+            continue
+        info = shapes.get(value)
+        outputs.append(helper.make_tensor_value_info(value, info.elem_type if info else 0, None))
+    mini = helper.make_model(helper.make_graph([node], "node", inputs, outputs, inits),
+                             opset_imports=[helper.make_opsetid("", current)])
+    mini.ir_version = model.ir_version or mini.ir_version
+    try:
+        converted = version_converter.convert_version(mini, target)
+    except Exception:  # no adapter for this op between these opsets
+        return None
+    known = set(node.input) | set(node.output)
+    rename = {}
+    for new_node in converted.graph.node:
+        for value in new_node.output:
+            if value and value not in known:
+                rename[value] = names.fresh(f"{node.name or node.op_type}/{value}")
+    new_inits = []
+    for tensor in converted.graph.initializer:
+        if tensor.name in known:
+            continue  # the original constant, still in the graph
+        rename.setdefault(tensor.name, names.fresh(f"{node.name or node.op_type}/{tensor.name}"))
+        tensor.name = rename[tensor.name]
+        new_inits.append(tensor)
+    out_nodes = []
+    for new_node in converted.graph.node:
+        for i, value in enumerate(new_node.input):
+            if value in rename:
+                new_node.input[i] = rename[value]
+        for i, value in enumerate(new_node.output):
+            if value in rename:
+                new_node.output[i] = rename[value]
+        if not new_node.name:
+            new_node.name = names.fresh(f"{node.name or node.op_type}/{new_node.op_type}")
+        out_nodes.append(new_node)
+    return out_nodes, new_inits
+
+
+def _opset(model: "onnx.ModelProto") -> int | None:
+    for entry in model.opset_import:
+        if entry.domain in STANDARD_DOMAINS:
+            return int(entry.version)
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    from atccheck.verify import one_line
+
+    return one_line(exc)
+
+
+def _blockers(model: "onnx.ModelProto", opset: int) -> tuple[str, ...]:
+    """Standard ops of the model that have no definition at or below this opset."""
+    import onnx.defs
+
+    from atccheck.model.graph import iter_nodes
+
+    types = {g.op_type for g in iter_nodes(model.graph) if g.domain in STANDARD_DOMAINS}
+    return tuple(sorted(t for t in types if onnx.defs.has(t, "") and not onnx.defs.has(t, opset, "")))
+
+
+def _score(model: "onnx.ModelProto", opset: int, target: "Target") -> Candidate:
+    """Findings of the parser-lookup rules if the model's nodes were looked up at this opset."""
+    import onnx
+
+    from atccheck.engine import check_prepared, prepare
+
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    for entry in probe.opset_import:
+        if entry.domain in STANDARD_DOMAINS:
+            entry.version = opset
+    report = check_prepared(prepare(probe), target, select=SCORING_RULES)
+    counts = report.counts()
+    return Candidate(opset, errors=counts["error"], warnings=counts["warning"])
+
+
+def _blocked_notes(candidates: list[Candidate]) -> list[str]:
+    """Say which ops kept better opsets out of reach (those go to their decompose pass)."""
+    notes: list[str] = []
+    by_ops: dict[tuple[str, ...], list[int]] = {}
+    for c in candidates:
+        if c.blocked_by:
+            by_ops.setdefault(c.blocked_by, []).append(c.opset)
+    for ops, opsets in by_ops.items():
+        span = f"{min(opsets)}-{max(opsets)}" if len(opsets) > 1 else str(opsets[0])
+        verb = "has" if len(ops) == 1 else "have"
+        notes.append(f"opset {span} out of reach: {', '.join(ops)} {verb} no definition there (a decompose pass "
+                     "may rewrite it, then convert-opset runs again)")
+    failures = [c for c in candidates if c.failure]
+    if failures:
+        first = failures[0]
+        notes.append(f"opset {first.opset} left out of reach" + (f" (and {len(failures) - 1} more)" if len(failures) > 1
+                     else "") + f": {first.failure}")
+    return notes

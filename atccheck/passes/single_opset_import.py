@@ -1,0 +1,102 @@
+"""single-opset-import: inline model-local functions and keep only the opset imports nodes use."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+STANDARD_DOMAINS = ("", "ai.onnx")
+
+
+@register_pass
+class SingleOpsetImport(FixPass):
+    """Leave the model one opset import when nothing but standard ops needs more.
+
+    ATC releases accept exactly one ``opset_import`` entry when standard nodes are present
+    (E16005), and their parser drops model-local functions, so a call to one is an
+    unregistered op. This pass inlines every model-local function with ``onnx.inliner``
+    (converting function bodies written for another opset to the model's), writes the
+    ``ai.onnx`` domain as the empty string on nodes and imports (one domain, two spellings),
+    then removes every import no node of any graph uses. Imports of custom domains that nodes
+    still use stay: those nodes need their decompose pass or an ATC custom-op plugin, and the
+    finding says so. Exact: inlining substitutes a function's definition for its call.
+    """
+
+    name = "single-opset-import"
+    stage = "single-opset-import"
+    fixes: ClassVar[frozenset[str]] = frozenset(
+        {"multiple-opset-imports", "custom-domain-op", "domain-without-opset-import"}
+    )
+    safe = True
+    tolerance = 1e-6
+    rtol = 1e-6
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        import onnx
+        import onnx.inliner
+
+        from atccheck.passes._rewrite import iter_graphs
+
+        notes: list[str] = []
+        modified = False
+        if model.functions:
+            names = sorted({f"{f.domain}::{f.name}" for f in model.functions})
+            inlined = onnx.inliner.inline_local_functions(model, convert_version=True)
+            if len(inlined.functions) != len(model.functions) or _node_count(inlined) != _node_count(model):
+                model = inlined
+                modified = True
+                notes.append(f"inlined {len(names)} model-local function(s): {', '.join(names[:5])}"
+                             + (" ..." if len(names) > 5 else ""))
+        renamed = 0
+        for graph in iter_graphs(model.graph):
+            for node in graph.node:
+                if node.domain == "ai.onnx":
+                    node.domain = ""
+                    renamed += 1
+        if renamed:
+            modified = True
+            notes.append(f"{renamed} node(s) had domain 'ai.onnx' written out; now the empty domain (the same one)")
+        used = {node.domain for graph in iter_graphs(model.graph) for node in graph.node}
+        for function in model.functions:
+            used.add(function.domain)
+            used.update(node.domain for node in function.node)
+        kept: list["onnx.OperatorSetIdProto"] = []
+        dropped: list[str] = []
+        standard_version = None
+        for entry in model.opset_import:
+            if entry.domain in STANDARD_DOMAINS:
+                standard_version = max(standard_version or 0, entry.version)
+                continue
+            if entry.domain in used:
+                kept.append(entry)
+            else:
+                dropped.append(f"{entry.domain} {entry.version}")
+        standard_entries = [e for e in model.opset_import if e.domain in STANDARD_DOMAINS]
+        rewrite_standard = len(standard_entries) > 1 or any(e.domain == "ai.onnx" for e in standard_entries)
+        if dropped or rewrite_standard:
+            entries = []
+            if standard_version is not None:
+                entries.append(onnx.helper.make_opsetid("", standard_version))
+            entries.extend(kept)
+            del model.opset_import[:]
+            model.opset_import.extend(entries)
+            modified = True
+            if dropped:
+                notes.append(f"dropped unused opset import(s): {', '.join(dropped)}")
+            if rewrite_standard:
+                notes.append(f"one ai.onnx import (version {standard_version}) under the empty domain")
+        custom = sorted({e.domain for e in kept})
+        if custom:
+            notes.append(f"still imported because nodes use them: {', '.join(custom)} (their ops need a decompose "
+                         "pass or an ATC custom-op plugin)")
+        return PassResult(model, modified, notes)
+
+
+def _node_count(model: "onnx.ModelProto") -> int:
+    from atccheck.passes._rewrite import iter_graphs
+
+    return sum(len(g.node) for g in iter_graphs(model.graph))
