@@ -8,11 +8,12 @@ from atccheck import __version__
 from atccheck.cli.atc_cmd import atc_cmd_command
 from atccheck.cli.check import check_command
 from atccheck.cli.config import config_command
+from atccheck.cli.fix import fix_command
 from atccheck.cli.rule import rule_command
 from atccheck.cli.targets import targets_command
 
 # Each subcommand lives in its own module; add new ones here.
-COMMANDS = [check_command, targets_command, rule_command, config_command, atc_cmd_command]
+COMMANDS = [check_command, targets_command, rule_command, config_command, atc_cmd_command, fix_command]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

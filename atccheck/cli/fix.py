@@ -1,0 +1,179 @@
+"""atccheck fix: rewrite a model so atc accepts it, prove it computes the same, write it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from atccheck.cli.options import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    cann_option,
+    error_boundary,
+    input_shape_option,
+    precision_option,
+    soc_option,
+    use_color,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.fixer import FixOutcome
+
+EPILOG = """\b
+Passes run in this order, each only when a finding calls for it:
+  make-inputs-static, simplify, convert-opset, single-opset-import,
+  decompose-*, split-large-kernel-conv / pool rewrites, repairs.
+Every step is checked (onnx.checker, then onnxruntime against the model before it);
+a step that fails is rolled back and reported with its error.
+
+\b
+Exit codes:
+  0  no error-severity finding remains in the written model
+  1  some error-severity finding remains (listed with why no pass removed it)
+  2  usage or input error (unreadable model, missing external data, bad --input-shape)
+"""
+
+
+@click.command("fix", epilog=EPILOG)
+@click.argument("model", type=click.Path(dir_okay=False, path_type=str))
+@soc_option()
+@cann_option
+@input_shape_option
+@click.option("--inputs", "inputs", type=click.Path(dir_okay=False, path_type=str), metavar="SAMPLE.npz",
+              help="Arrays keyed by input name, fed to the original and every rewrite besides seeded random inputs.")
+@precision_option
+@click.option("-o", "--output", "output", metavar="OUT.onnx", help="Where to write the result (default MODEL.atc.onnx).")
+@click.option("--in-place", is_flag=True, help="Overwrite MODEL itself (only when asked; the default never touches it).")
+@click.option("--unsafe-fixes", is_flag=True, help="Also run passes that change numerics or rely on an assumption.")
+@click.option("--no-verify", is_flag=True, help="Skip the onnxruntime comparison (onnx.checker still runs).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@error_boundary
+def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, in_place, unsafe_fixes, no_verify, fmt):
+    """Fix MODEL (an .onnx file) for ATC conversion to one chip.
+
+    Removes every finding of 'atccheck check' that a graph rewrite can remove, proves the
+    new model computes what the old one did, checks it again and writes it (MODEL.atc.onnx by
+    default; external data beside it when the input has external data). Prints a before/after
+    summary, what each pass did, the findings that remain with why no pass removed them, and
+    the atc command line for the new file.
+    """
+    from atccheck.fixer import fix
+
+    outcome = fix(
+        model,
+        soc=soc,
+        cann=cann,
+        input_shapes=input_shape,
+        inputs=inputs,
+        output=output,
+        in_place=in_place,
+        unsafe_fixes=unsafe_fixes,
+        verify=not no_verify,
+        precision_mode=precision_mode,
+    )
+    if fmt == "json":
+        click.echo(json.dumps(outcome.to_dict(), indent=2, sort_keys=False))
+    else:
+        click.echo(render_text(outcome, color=use_color()), nl=False)
+    sys.exit(EXIT_FINDINGS if outcome.fails() else EXIT_CLEAN)
+
+
+STATUS_COLOURS = {"applied": "green", "reverted": "red", "skipped": "yellow", "unchanged": None}
+SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def _style(text: str, color: bool, **kwargs: Any) -> str:
+    return click.style(text, **kwargs) if color else text
+
+
+def _counts(report) -> str:
+    c = report.counts()
+    return f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info ({report.node_count} nodes)"
+
+
+def _err(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
+def render_text(outcome: "FixOutcome", color: bool = False) -> str:
+    """The human report of one fix run."""
+    lines: list[str] = []
+    head = f"{outcome.source} -> {outcome.output or '(not written)'}: {outcome.target.describe()}"
+    lines.append(_style(head, color, bold=True))
+    lines.append(f"before: {_counts(outcome.before)}")
+    lines.append(f"after:  {_counts(outcome.after)}")
+
+    shown = [p for p in outcome.passes if not (p.status.value == "skipped" and p.reason == "no finding calls for it")]
+    if shown:
+        lines.append("")
+        lines.append(_style("passes:", color, bold=True))
+        width = max(len(p.name) for p in shown)
+        for p in shown:
+            status = _style(f"{p.status.value:<9}", color, fg=STATUS_COLOURS.get(p.status.value))
+            detail = []
+            if p.status.value == "applied":
+                detail.append(f"{p.nodes_before} -> {p.nodes_after} nodes")
+                if p.verification == "tested":
+                    detail.append(f"tested, max abs err {_err(p.max_abs_error)}, rel {_err(p.max_rel_error)}")
+                elif p.verification:
+                    detail.append(p.verification)
+            elif p.status.value == "reverted":
+                if p.max_abs_error is not None:
+                    detail.append(f"max abs err {_err(p.max_abs_error)} (tolerance {p.tolerance:g} + {p.rtol:g}*|x|)")
+                detail.append(p.reason or "")
+            elif p.reason:
+                detail.append(p.reason)
+            round_text = f" (round {p.round})" if p.round and p.round > 1 else ""
+            lines.append(f"  {status} {p.name:<{width}}{round_text}  {'; '.join(d for d in detail if d)}")
+            for note in p.notes[:4]:
+                lines.append(f"            {note}")
+            if len(p.notes) > 4:
+                lines.append(f"            ... {len(p.notes) - 4} more note(s)")
+
+    if outcome.warnings:
+        lines.append("")
+        lines.append(_style("warnings:", color, bold=True))
+        lines.extend(f"  - {w}" for w in outcome.warnings)
+
+    lines.append("")
+    if outcome.remaining:
+        lines.append(_style(f"remaining findings ({len(outcome.remaining)}):", color, bold=True))
+        for item in outcome.remaining:
+            f = item.finding
+            sev = _style(f"{f.severity.value:<7}", color, fg=SEVERITY_COLOURS[f.severity.value])
+            where = f" [{f.location.node}]" if f.location.node else ""
+            lines.append(f"  {sev} {f.code} {f.name}{where}: {f.message}")
+            lines.append(f"          why: {item.why}")
+    else:
+        lines.append(_style("remaining findings: none", color, bold=True))
+
+    v = outcome.verification
+    lines.append("")
+    text = f"verification: {v.status}"
+    if v.status == "verified" and v.max_abs_error is not None:
+        text += f" (max abs error against the original {_err(v.max_abs_error)}, rel {_err(v.max_rel_error)})"
+    if v.reason:
+        text += f": {v.reason}"
+    lines.append(_style(text, color, fg="green" if v.verified else "yellow"))
+    for label in v.inputs:
+        lines.append(f"  inputs: {label}")
+    if v.original_checker:
+        lines.append(f"  note: onnx.checker already rejects the input model: {v.original_checker}")
+
+    lines.append("")
+    if outcome.written:
+        extra = f" (weights in {outcome.external_data})" if outcome.external_data else ""
+        lines.append(f"written: {outcome.output}{extra}")
+    if outcome.atc_command is not None:
+        lines.append(_style("atc command:", color, bold=True))
+        lines.append(f"  {outcome.atc_command.line}")
+        for note in outcome.atc_command.notes:
+            lines.append(f"  note: {note}")
+    elif outcome.atc_command_error:
+        lines.append(f"atc command: none ({outcome.atc_command_error})")
+    verdict = "errors remain" if outcome.fails() else "no error remains"
+    lines.append(_style(verdict, color, bold=True, fg="red" if outcome.fails() else "green"))
+    return "\n".join(lines) + "\n"
