@@ -668,6 +668,7 @@ ORIGIN_DTYPE_REJECTIONS = [
 # ONNX inputs are constants (else the op stays on AI CPU).
 AI_CORE_REWRITES = [
     {"op": "Slice", "ascend_op": "StridedSliceV2", "into": ["StridedSliceD"], "const_inputs": [1, 2, 3, 4],
+     "stays_on_aicpu": {"output_ranks": [1], "negative_values_input": 4, "zero_output_dims": True},
      "note": "stays on AI CPU when the output is 1-D, a step is negative, an output dim is 0 or the last dim is shrunk",
      "source": f"{FUSION_PASSES}/strided_slice_v2_fusion_pass.cc@16c443656"},
     {"op": "TopK", "ascend_op": "TopK", "into": ["TopKD"], "const_inputs": [1],
@@ -676,6 +677,50 @@ AI_CORE_REWRITES = [
     {"op": "CumSum", "ascend_op": "Cumsum", "into": ["CumsumD"], "const_inputs": [1],
      "note": "ConstToAttrPass turns Cumsum with a constant axis into CumsumD",
      "source": f"{FUSION_PASSES}/const2attr/const2attr_fusion_pass.cc@0666846cb"},
+]
+
+
+# Which member of a PartitionedCall expansion does the work, by the rule the plugin applies
+# (cann_onnx_registry.json attribute_or_rank_dependent_mappings). by: kernel_rank = length of
+# kernel_shape (1-D runs as 2-D); attr = an attribute's value (ONNX default when absent);
+# present = whether an attribute or input of that name is given; fixed = always these.
+# Members that only compute shapes (Shape, Cast, Slice, Squeeze, ...) are left out.
+PLUGINS_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin"
+PLUGINS_NEW = "hicann/ops-nn:common/src/framework"
+PARTITIONED_CALL_MEMBERS = [
+    {"op": "AveragePool", "profiles": ALL_PROFILES, "by": "kernel_rank",
+     "choices": {"1": ["AvgPoolV2"], "2": ["AvgPoolV2"], "3": ["AvgPool3D"]},
+     "source": f"{PLUGINS_NEW}/average_pool_onnx_plugin.cpp@e5c3fa932"},
+    {"op": "Conv", "profiles": ALL_PROFILES, "by": "kernel_rank",
+     "choices": {"1": ["Conv2D"], "2": ["Conv2D"], "3": ["Conv3D"]},
+     "source": f"{PLUGINS_NEW}/conv_onnx_plugin.cpp@e5c3fa932"},
+    {"op": "ConvTranspose", "profiles": ALL_PROFILES, "by": "kernel_rank",
+     "choices": {"1": ["Conv2DTranspose"], "2": ["Conv2DTranspose"], "3": ["Conv3DTranspose"]},
+     "source": f"{PLUGINS_NEW}/conv_transpose_onnx_plugin.cpp@e5c3fa932"},
+    {"op": "Gemm", "profiles": HICANN_PROFILES, "by": "fixed", "choices": {"": ["MatMulV2"]},
+     "source": f"{PLUGINS_NEW}/gemm_onnx_plugin.cpp@e5c3fa932"},
+    {"op": "MaxPool", "profiles": ALL_PROFILES, "by": "kernel_rank",
+     "choices": {"1": ["MaxPoolV3"], "2": ["MaxPoolV3"], "3": ["MaxPool3D"]},
+     "source": f"{PLUGINS_NEW}/max_pool_onnx_plugin.cpp@e5c3fa932"},
+    {"op": "Pad", "profiles": HICANN_PROFILES, "by": "attr", "attr": "mode",
+     "choices": {"constant": ["PadV3"], "edge": ["PadV3"], "reflect": ["MirrorPad"]},
+     "source": "hicann/ops-math:conversion/pad_v3/framework/pad_onnx_plugin.cpp@c41933244"},
+    {"op": "Resize", "profiles": CANNDEV_PROFILES, "by": "attr", "attr": "mode",
+     "choices": {"linear": ["ResizeBilinearV2"], "nearest": ["ResizeNearestNeighborV2"]},
+     "source": f"{PLUGINS_OLD}/resize_plugin.cc@7d77ce32d"},
+    {"op": "Resize", "profiles": HICANN_PROFILES, "by": "attr", "attr": "mode",
+     "choices": {"cubic": ["Resize"], "linear": ["Resize"], "nearest": ["ResizeNearestNeighborV2"]},
+     "source": RESIZE_PLUGIN_NEW},
+    {"op": "Split", "profiles": ALL_PROFILES, "by": "present", "attr": "split",
+     "choices": {"absent": ["Split"], "present": ["SplitV"]},
+     "source": "hicann/ops-math:conversion/split_d/framework/split_onnx_plugin.cpp@c41933244"},
+]
+
+# TBE check_supported rejections that send an op to another engine (AI CPU when it has a kernel).
+CHECK_SUPPORTED_REJECTS = [
+    {"op": "Resize", "profiles": HICANN_PROFILES, "ascend_op": "Resize", "attr": "mode", "accepts": ["nearest"],
+     "note": "'Attr mode only support nearest.': linear and cubic Resize drop to AI CPU",
+     "source": "leideng/CANN-8.1.RC1:opp/built-in/op_impl/ai_core/tbe/impl/dynamic/resize.py@551ed27c"},
 ]
 
 
@@ -713,9 +758,28 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             raise SystemExit(f"build_op_tables: the {op} page no longer names must_keep_origin_dtype")
         add("origin-dtype-rejected", op, DOC_PROFILES, page["url"], values=sorted(dtypes), opsets=opsets,
             severity="error", note=said[0])
+    registry = load(reference, "cann_onnx_registry.json")
+    for item in PARTITIONED_CALL_MEMBERS:
+        snapshot = "canndev-2022" if item["profiles"] == CANNDEV_PROFILES else "hicann-2026"
+        snapshots = ["canndev-2022", "hicann-2026"] if item["profiles"] == ALL_PROFILES else [snapshot]
+        for name in snapshots:
+            members = {op for r in registry["snapshots"][name] if r.get("onnx_op") == item["op"]
+                       for op in (r.get("expands_to") or [r["ascend_op"]])}
+            chosen = {op for ops in item["choices"].values() for op in ops}
+            if not chosen <= members:
+                raise SystemExit(f"build_op_tables: {item['op']} members {sorted(chosen - members)} not in {name}")
+        params = {"by": item["by"], "choices": item["choices"]}
+        if "attr" in item:
+            params["attr"] = item["attr"]
+        add("partitioned-call-member", item["op"], item["profiles"], item["source"], params=params, severity="info",
+            note="the plugin's expansion member that does the work, by kernel rank or attribute")
+    for item in CHECK_SUPPORTED_REJECTS:
+        add("check-supported-rejects", item["op"], item["profiles"], item["source"], attr=item["attr"],
+            values=item["accepts"], params={"ascend_op": item["ascend_op"]}, note=item["note"])
     for item in AI_CORE_REWRITES:
         add("ai-core-rewrite", item["op"], ALL_PROFILES, item["source"], note=item["note"],
-            params={"ascend_op": item["ascend_op"], "into": item["into"], "const_inputs": item["const_inputs"]})
+            params={"ascend_op": item["ascend_op"], "into": item["into"], "const_inputs": item["const_inputs"],
+                    "stays_on_aicpu": item.get("stays_on_aicpu")})
     entries.sort(key=lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]))
     return entries
 

@@ -213,7 +213,8 @@ class AttrLimit:
 class OpFact:
     """An op behaviour that is not an attribute range (op_facts.json)."""
 
-    kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite
+    kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite |
+    # partitioned-call-member | check-supported-rejects
     op: str
     attr: str | None
     profiles: tuple[str, ...]
