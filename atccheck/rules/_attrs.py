@@ -1,0 +1,190 @@
+"""ONNX attribute semantics and Ascend-op selection shared by the attribute, kernel and dtype rules.
+
+ONNX knowledge here comes from the installed ``onnx`` schemas (defaults, input names);
+CANN knowledge comes from the tables (``op_facts.json``). Nothing here reads weights.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from atccheck.context import NodeContext
+from atccheck.tables import OpFact
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx.defs
+
+# ONNX spells these list defaults in the operator text, not in the schema: an absent
+# attribute means "1 along each spatial axis" (strides, dilations) or "no padding" (pads).
+IMPLICIT_LIST_DEFAULTS = {"strides": 1, "dilations": 1, "pads": 0}
+
+MISSING = object()
+
+
+@lru_cache(maxsize=None)
+def onnx_schema(op_type: str, opset: int) -> "onnx.defs.OpSchema | None":
+    """The standard-domain schema a node of this opset follows, or None (unknown op)."""
+    import onnx.defs
+
+    try:
+        return onnx.defs.get_schema(op_type, opset, "")
+    except Exception:  # onnx raises SchemaError for unknown ops
+        return None
+
+
+def onnx_default(op_type: str, opset: int | None, attr: str) -> Any:
+    """The ONNX schema default of an attribute, or MISSING when the schema gives none."""
+    import onnx
+
+    schema = onnx_schema(op_type, opset or 1)
+    if schema is None or attr not in schema.attributes:
+        return MISSING
+    default = schema.attributes[attr].default_value
+    if default is None or default.type == onnx.AttributeProto.UNDEFINED:
+        return MISSING
+    value = onnx.helper.get_attribute_value(default)
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    return value
+
+
+def effective_attr(node: NodeContext, attr: str) -> tuple[Any, bool]:
+    """(value, present): the node's value, else the ONNX default (MISSING when neither)."""
+    if attr in node.attrs:
+        return node.attrs[attr], True
+    return onnx_default(node.op_type, node.opset, attr), False
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equality that treats floats stored as float32 and lists element-wise."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            return math.isclose(float(a), float(b), rel_tol=1e-6, abs_tol=1e-9)
+        except (TypeError, ValueError):
+            return False
+    return a == b
+
+
+def is_default(node: NodeContext, attr: str, value: Any) -> bool:
+    """Whether a present attribute value equals what ONNX means by leaving it out."""
+    default = onnx_default(node.op_type, node.opset, attr)
+    if default is not MISSING:
+        return same_value(value, default)
+    if attr in IMPLICIT_LIST_DEFAULTS and isinstance(value, (list, tuple)):
+        return all(v == IMPLICIT_LIST_DEFAULTS[attr] for v in value)
+    return False
+
+
+def show(value: Any) -> str:
+    """A value for a message: floats stored as float32 shown with 7 significant digits."""
+    if isinstance(value, float):
+        return f"{value:.7g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    return str(value)
+
+
+def formal_input_names(op_type: str, opset: int | None) -> list[str]:
+    schema = onnx_schema(op_type, opset or 1)
+    return [formal.name for formal in schema.inputs] if schema else []
+
+
+def input_rank(node: NodeContext) -> int | None:
+    """Rank of input 0, else the rank kernel_shape implies (N, C + spatial axes)."""
+    info = node.input_info(0)
+    if info is not None and info.rank is not None:
+        return info.rank
+    kernel = node.attrs.get("kernel_shape")
+    return len(kernel) + 2 if isinstance(kernel, list) and kernel else None
+
+
+def kernel_spatial(node: NodeContext) -> tuple[int, ...] | None:
+    """Kernel sizes: kernel_shape, else the weight's dims after (M, C/group); never its data."""
+    kernel = node.attrs.get("kernel_shape")
+    if isinstance(kernel, list) and kernel:
+        return tuple(int(k) for k in kernel)
+    name = node.input_name(1)
+    tensor = node.ctx.graph.initializers.get(name) if name else None
+    if tensor is not None and len(tensor.dims) >= 3:
+        return tuple(int(d) for d in tensor.dims[2:])
+    info = node.ctx.info(name) if name else None
+    if info is not None and info.shape is not None and len(info.shape) >= 3:
+        dims = info.shape[2:]
+        if all(isinstance(d, int) for d in dims):
+            return tuple(int(d) for d in dims)  # type: ignore[arg-type]
+    return None
+
+
+# --------------------------------------------------------------------------- Ascend ops
+
+
+def _fact_choice(node: NodeContext, fact: OpFact) -> tuple[str, ...] | None:
+    params = fact.params or {}
+    choices = params.get("choices", {})
+    by = params.get("by")
+    if by == "fixed":
+        return tuple(choices.get("", ()))
+    if by == "kernel_rank":
+        kernel = node.attrs.get("kernel_shape")
+        rank = len(kernel) if isinstance(kernel, list) and kernel else None
+        if rank is None:
+            full = input_rank(node)
+            rank = full - 2 if full is not None else None
+        return tuple(choices[str(rank)]) if rank is not None and str(rank) in choices else None
+    if by == "attr":
+        value, _ = effective_attr(node, params["attr"])
+        return tuple(choices[value]) if isinstance(value, str) and value in choices else None
+    if by == "present":
+        name = params["attr"]
+        given = name in node.attrs or bool(_input_by_name(node, name))
+        return tuple(choices["present" if given else "absent"])
+    return None
+
+
+def _input_by_name(node: NodeContext, name: str) -> str:
+    names = formal_input_names(node.op_type, node.opset)
+    if name in names:
+        return node.input_name(names.index(name))
+    return ""
+
+
+def ascend_ops(node: NodeContext) -> tuple[str, ...] | None:
+    """The Ascend op(s) doing this node's work at its opset, or None when they cannot be told.
+
+    A direct registration gives its op. A PartitionedCall gives its only member, or the
+    member the plugin picks by kernel rank or attribute (op_facts.json
+    partitioned-call-member); otherwise None.
+    """
+    ctx = node.ctx
+    reg = ctx.registration(node.gnode)
+    opset = node.opset
+    if reg is None or opset is None:
+        return None
+    mappings = reg.mapping_at(opset)
+    if len(mappings) != 1:
+        return None  # none at this opset, or duplicate registrations (first loaded wins)
+    mapping = mappings[0]
+    if mapping.ascend_op != "PartitionedCall":
+        return (mapping.ascend_op,)
+    facts = ctx.tables.op_facts_for("partitioned-call-member", node.op_type, ctx.target.profile.id)
+    for fact in facts:
+        chosen = _fact_choice(node, fact)
+        if chosen:
+            return chosen
+    if len(mapping.expands_to) == 1:
+        return mapping.expands_to
+    return None
+
+
+def fact_applies(node: NodeContext, fact: OpFact) -> bool:
+    """The fact's opsets (if any) include the node's opset."""
+    return fact.opsets is None or (node.opset is not None and node.opset in fact.opsets)
+
+
+def source_kind(source: str) -> str:
+    """'published page' for a hiascend.com URL, else 'CANN source'."""
+    return "published page" if source.startswith("http") else "CANN source"
