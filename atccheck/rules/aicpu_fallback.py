@@ -1,0 +1,161 @@
+"""aicpu-fallback: the node becomes an Ascend op that only AI CPU runs on this chip."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from atccheck.context import NodeContext
+from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.rules._attrs import ascend_ops, effective_attr, same_value
+from atccheck.rules._resolution import Status, resolve
+from atccheck.rules.base import Rule, register
+from atccheck.tables import Kernel, OpFact
+
+
+@register
+class AicpuFallback(Rule):
+    """The node runs on AI CPU: its Ascend op has no AI Core kernel for this chip, or AI Core rejects it.
+
+    ## What it does
+    Finds the Ascend op(s) the node becomes at its opset (a PartitionedCall's member is
+    chosen by kernel rank or attribute where the plugin's rule is known; otherwise the node
+    is not judged) and looks them up in the kernel tables of the chip's kernel family. It
+    fires when an op has no AI Core kernel but has an AI CPU one, unless a graph fusion pass
+    moves it to an AI Core op (Slice, TopK and CumSum with constant inputs), and when a
+    known ``check_supported`` rejection sends the op to AI CPU (Resize with mode linear or
+    cubic in the 9.x mapping). Nodes computed at compile time (constant folding) and ops
+    without a kernel in any engine (GE handles Reshape-like ops itself) are not reported.
+
+    ## Why
+    ATC converts the model, but the op runs on the AI CPU: slower, and every use moves data
+    between AI Core and AI CPU.
+
+    ## Example
+    ``ScatterElements`` on Ascend310P3 (CANN 8.1 kernels): AI CPU only.
+
+    ## Fix
+    Rewrite the node into ops with AI Core kernels, make the inputs a fusion pass needs
+    constant (``atccheck fix`` simplify folds shape computations), or accept the cost.
+
+    ## Facts
+    ``op_tables/kernels.json`` (op-info configs of the CANN 8.1.RC1 package and the 2022
+    canndev tree, AI CPU kernel configs); ``op_tables/op_facts.json`` kinds
+    ``partitioned-call-member``, ``check-supported-rejects`` (impl/dynamic/resize.py) and
+    ``ai-core-rewrite`` (strided_slice_v2, top_k and const2attr fusion passes).
+    """
+
+    code = "AC305"
+    name = "aicpu-fallback"
+    severity = Severity.WARNING
+    op_types = None
+
+    def check_node(self, node: NodeContext) -> Iterable[Finding]:
+        ctx = node.ctx
+        if node.domain not in ("", "ai.onnx") or not ctx.has_kernel_facts:
+            return
+        if resolve(node).status is not Status.REGISTERED:
+            return
+        outputs = [o for o in node.node.output if o]
+        if outputs and all(ctx.is_foldable(o) for o in outputs):
+            return  # computed at compile time (--oo_constant_folding defaults to true)
+        ops = ascend_ops(node)
+        if not ops:
+            return
+        profile = ctx.target.profile
+        for op in ops:
+            kernel = ctx.kernel(op)
+            if kernel is None:
+                continue  # no kernel in any engine's config: nothing this rule can claim
+            if kernel.aicore:
+                yield from self._check_supported(node, op, kernel)
+                continue
+            if not kernel.aicpu:
+                continue
+            rewrite = self._rewrite(node, op)
+            if rewrite is not None:
+                continue
+            yield self.finding(
+                node,
+                f"{node.op_type} becomes the Ascend op {op}, which has no AI Core kernel for "
+                f"{ctx.target.soc.name} ({kernel.family}, kernels of {kernel.release}) but has an AI CPU kernel: "
+                f"it runs on AI CPU (CANN {profile.id})",
+                hint=self._hint(node, op),
+                source=f"op_tables/kernels.json {kernel.release} {kernel.family} {op}; {kernel.source}",
+                fix=FixSuggestion.manual(),
+                data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
+                      "reason": "no-ai-core-kernel"},
+            )
+
+    def _check_supported(self, node: NodeContext, op: str, kernel: Kernel) -> Iterable[Finding]:
+        ctx = node.ctx
+        for fact in ctx.tables.op_facts_for("check-supported-rejects", node.op_type, ctx.target.profile.id):
+            if (fact.params or {}).get("ascend_op") != op or not fact.attr:
+                continue
+            value, _ = effective_attr(node, fact.attr)
+            if any(same_value(value, v) for v in fact.values or ()):
+                continue
+            where = f"{ctx.target.soc.name} ({kernel.family})"
+            if kernel.aicpu:
+                message = (
+                    f"{node.op_type} {fact.attr}='{value}' becomes the Ascend op {op}, whose AI Core "
+                    f"check_supported accepts only {fact.attr} {'/'.join(map(str, fact.values or ()))}: it runs on "
+                    f"the AI CPU kernel on {where}"
+                )
+            else:
+                message = (
+                    f"{node.op_type} {fact.attr}='{value}' becomes the Ascend op {op}, whose AI Core "
+                    f"check_supported accepts only {fact.attr} {'/'.join(map(str, fact.values or ()))}, and the "
+                    f"kernel tables list no AI CPU {op} for {where}; ATC may fail (EZ3002)"
+                )
+            yield self.finding(
+                node,
+                message,
+                hint=f"use {fact.attr} {'/'.join(map(str, fact.values or ()))} if the model allows it, or accept the "
+                "AI CPU cost",
+                source=f"op_tables/op_facts.json check-supported-rejects; {fact.source}; op_tables/kernels.json",
+                fix=FixSuggestion.manual(),
+                data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
+                      "reason": "check-supported", "attr": fact.attr, "value": value},
+            )
+
+    def _rewrite(self, node: NodeContext, op: str) -> OpFact | None:
+        """The fusion-pass fact that moves this op to AI Core for this node, or None."""
+        ctx = node.ctx
+        for fact in ctx.tables.op_facts_for("ai-core-rewrite", node.op_type, ctx.target.profile.id):
+            params = fact.params or {}
+            if params.get("ascend_op") != op:
+                continue
+            inputs = [node.input_name(i) for i in params.get("const_inputs", ())]
+            if not all(ctx.is_foldable(name) for name in inputs if name):
+                continue
+            if not all((k := ctx.kernel(target)) is not None and k.aicore for target in params.get("into", ())):
+                continue
+            if self._stays_on_aicpu(node, params.get("stays_on_aicpu") or {}):
+                continue
+            return fact
+        return None
+
+    @staticmethod
+    def _stays_on_aicpu(node: NodeContext, rules: dict) -> bool:
+        out = node.output_info(0)
+        if out is not None and out.shape is not None:
+            if out.rank in rules.get("output_ranks", ()):
+                return True
+            if rules.get("zero_output_dims") and any(d == 0 for d in out.shape):
+                return True
+        index = rules.get("negative_values_input")
+        if index is not None and node.input_name(index):
+            value = node.ctx.const_value(node.input_name(index))
+            if value is not None and (value < 0).any():
+                return True
+        return False
+
+    @staticmethod
+    def _hint(node: NodeContext, op: str) -> str:
+        facts = node.ctx.tables.op_facts_for("ai-core-rewrite", node.op_type, node.ctx.target.profile.id)
+        for fact in facts:
+            if (fact.params or {}).get("ascend_op") == op:
+                inputs = ", ".join(str(i) for i in fact.params.get("const_inputs", ()))
+                return (f"make inputs {inputs} constant so a fusion pass moves {op} to "
+                        f"{'/'.join(fact.params.get('into', ()))} (atccheck fix: simplify), or accept the AI CPU cost")
+        return "rewrite the node into ops with AI Core kernels, or accept the AI CPU cost"
