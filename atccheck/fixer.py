@@ -256,26 +256,22 @@ def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None",
     return default_output(source) if source is not None else None
 
 
-def load_with_weights(source: "str | os.PathLike[str] | onnx.ModelProto") -> tuple[Any, "onnx.ModelProto"]:
+def read_weights(loaded: Any, source: "str | os.PathLike[str] | onnx.ModelProto") -> "onnx.ModelProto":
     """The model with every external tensor read in (fix rewrites weights, so it needs them).
 
-    Returns the LoadedModel (metadata as ``check`` sees it, weights not read) and a separate
-    ModelProto holding the weights. A missing or short data file is an InputError.
+    For a file, the loaded proto itself gets the weights; a caller's ModelProto is copied,
+    never changed. A missing or short data file is an InputError.
     """
     import onnx
 
-    from atccheck.model.loading import load_model
-
-    loaded = load_model(source)
     display = loaded.display_name
     if isinstance(source, onnx.ModelProto):
         if loaded.external:
             raise InputError(display, "the model keeps weights as external data; pass the model file so fix can read them")
         model = onnx.ModelProto()
         model.CopyFrom(source)
-        return loaded, model
-    model = onnx.ModelProto()
-    model.CopyFrom(loaded.model)
+        return model
+    model = loaded.model  # ours alone (parsed from the file): no copy of the weights needed
     if loaded.external:
         base = loaded.base_dir or Path(".")
         sizes: dict[str, int] = {}
@@ -298,7 +294,7 @@ def load_with_weights(source: "str | os.PathLike[str] | onnx.ModelProto") -> tup
             from atccheck.verify import one_line
 
             raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
-    return loaded, model
+    return model
 
 
 # --------------------------------------------------------------------------- verification jobs
@@ -774,6 +770,7 @@ def fix(
     import onnx
 
     from atccheck.engine import as_input_shapes, check_prepared, prepare
+    from atccheck.model.loading import load_model
     from atccheck.passes import all_passes
     from atccheck.passes.make_inputs_static import plan_static_shapes
     from atccheck.target import resolve_target
@@ -785,7 +782,9 @@ def fix(
     source_path = None if isinstance(model, onnx.ModelProto) else Path(model)
     out = resolve_output(source_path, output, in_place) if write else None
 
-    loaded, working = load_with_weights(model)
+    loaded = load_model(model)
+    before = check_prepared(prepare(loaded), target)  # the model as stored: weights not read yet
+    working = read_weights(loaded, model)
     plan: StaticPlan = plan_static_shapes(working, user_shapes)
     samples, label = None, "sample"
     if inputs is not None:
@@ -804,7 +803,6 @@ def fix(
         verifier.start_reference(working, source_path if loaded.path is not None else None, bool(loaded.external))
         pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
                              unsafe_fixes, options or {}, verifier)
-        before = check_prepared(prepare(loaded), target)
         start = pipeline.new_state(working, before)
         final = pipeline.run(start)
         reference = verifier.reference.result() if verifier.reference is not None else None

@@ -1,0 +1,173 @@
+"""How long ``atccheck fix`` takes next to onnxsim alone on the same ResNet-50-sized model.
+
+    python bench/bench_fix.py [--repeats 3] [--soc Ascend310P3] [--cann 8.0]
+
+The model is bench_check.py's ResNet-50 (real topology, ~25.6M float32 parameters, ~100 MB,
+BatchNormalization kept as nodes, opset 13), made the way exporters leave it: a dynamic batch
+dim and PyTorch's ``x.view(x.size(0), -1)`` head (Shape -> Gather -> Unsqueeze -> Concat ->
+Reshape) instead of Flatten. ``fix`` then has real work: make-inputs-static fixes the batch,
+simplify folds the head and the BatchNormalizations, and both steps are verified (the first
+structurally, the second with onnxruntime on the original and the result).
+
+Measured side by side in this one interpreter (imports done and tables read before timing),
+alternating runs, medians reported:
+
+- onnxsim alone: ``onnx.load`` + ``onnxsim.simplify(overwrite_input_shapes=...)`` + ``onnx.save``,
+  what a user runs to get a static, simplified model.
+- fix: ``atccheck.fix(path, soc, output=...)``: load with weights, check, passes, verification,
+  re-check, atomic write, atc command.
+
+Goal: fix / onnxsim-alone at most 1.3 (wall time). CPU time (user+sys of this process, all
+threads) is printed too: the verification runs onnxruntime on a second thread, so fix's wall
+time hides part of its CPU time on a machine with idle cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+GOAL = 1.3
+
+
+def _bench_check():
+    spec = importlib.util.spec_from_file_location("bench_check", HERE / "bench_check.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def exported_resnet50(path: Path) -> Path:
+    """bench_check's ResNet-50 with a dynamic batch and a view() head, as exporters write it."""
+    if path.exists():
+        return path
+    static = _bench_check().resnet50(OUT / "resnet50_static.onnx")
+    model = onnx.load(str(static))
+    graph = model.graph
+    graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    graph.output[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    flatten = next(n for n in graph.node if n.op_type == "Flatten")
+    source, target = flatten.input[0], flatten.output[0]
+    head = [
+        helper.make_node("Shape", [source], ["head.shape"], name="head.shape"),
+        helper.make_node("Gather", ["head.shape", "head.zero"], ["head.n"], name="head.gather", axis=0),
+        helper.make_node("Unsqueeze", ["head.n", "head.axes"], ["head.n1"], name="head.unsqueeze"),
+        helper.make_node("Concat", ["head.n1", "head.minus1"], ["head.dims"], name="head.concat", axis=0),
+        helper.make_node("Reshape", [source, "head.dims"], [target], name="head.reshape"),
+    ]
+    nodes = []
+    for node in graph.node:
+        nodes.extend(head if node is flatten else [node])
+    del graph.node[:]
+    graph.node.extend(nodes)
+    import numpy as np
+
+    graph.initializer.extend([
+        numpy_helper.from_array(np.array(0, np.int64), "head.zero"),
+        numpy_helper.from_array(np.array([0], np.int64), "head.axes"),
+        numpy_helper.from_array(np.array([-1], np.int64), "head.minus1"),
+    ])
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def input_shape(path: Path) -> dict[str, list[int]]:
+    model = onnx.load(str(path), load_external_data=False)
+    vi = model.graph.input[0]
+    dims = [d.dim_value if d.HasField("dim_value") else 1 for d in vi.type.tensor_type.shape.dim]
+    return {vi.name: dims}
+
+
+def cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def run_onnxsim(path: Path, out: Path, shapes: dict[str, list[int]]) -> tuple[float, float]:
+    import onnxsim
+
+    start, start_cpu = time.perf_counter(), cpu()
+    model = onnx.load(str(path))
+    simplified, ok = onnxsim.simplify(model, overwrite_input_shapes=shapes, check_n=0, certify=False)
+    onnx.save(simplified, str(out))
+    assert ok
+    return time.perf_counter() - start, cpu() - start_cpu
+
+
+def run_fix(path: Path, out: Path, soc: str, cann: str):
+    import atccheck
+
+    start, start_cpu = time.perf_counter(), cpu()
+    outcome = atccheck.fix(path, soc=soc, cann=cann, output=out)
+    return time.perf_counter() - start, cpu() - start_cpu, outcome
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--soc", default="Ascend310P3")
+    parser.add_argument("--cann", default="8.0")
+    args = parser.parse_args(argv)
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = exported_resnet50(OUT / "resnet50_exported.onnx")
+    shapes = input_shape(path)
+    size_mb = path.stat().st_size / 2**20
+
+    # warm up: imports, tables, onnxruntime and onnxsim initialisation
+    import atccheck
+    import onnxruntime  # noqa: F401
+    import onnxsim  # noqa: F401
+    from atccheck.tables import tables
+
+    tables()
+    atccheck.fix(path, soc=args.soc, cann=args.cann, output=OUT / "warmup.atc.onnx")
+
+    sim_wall, sim_cpu, fix_wall, fix_cpu = [], [], [], []
+    outcome = None
+    for _ in range(args.repeats):
+        w, c = run_onnxsim(path, OUT / "resnet50.sim.onnx", shapes)
+        sim_wall.append(w)
+        sim_cpu.append(c)
+        w, c, outcome = run_fix(path, OUT / "resnet50.atc.onnx", args.soc, args.cann)
+        fix_wall.append(w)
+        fix_cpu.append(c)
+    assert outcome is not None
+
+    sim_w, fix_w = statistics.median(sim_wall), statistics.median(fix_wall)
+    sim_c, fix_c = statistics.median(sim_cpu), statistics.median(fix_cpu)
+    ratio = fix_w / sim_w
+    print(f"model: {path.name}, {size_mb:.1f} MB, {outcome.before.node_count} nodes, inputs {shapes}")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end; {args.repeats} runs each")
+    print(f"onnxsim alone (load + simplify + save): wall {sim_w:.2f} s, cpu {sim_c:.2f} s "
+          f"(runs: {', '.join(f'{x:.2f}' for x in sim_wall)})")
+    print(f"atccheck fix:                            wall {fix_w:.2f} s, cpu {fix_c:.2f} s "
+          f"(runs: {', '.join(f'{x:.2f}' for x in fix_wall)})")
+    print(f"ratio fix / onnxsim (wall): {ratio:.2f}  goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'}")
+    print(f"ratio fix / onnxsim (cpu):  {fix_c / sim_c:.2f}")
+    print("last fix run, per pass:")
+    for p in outcome.passes:
+        if p.status.value == "skipped":
+            continue
+        err = f", max abs err {p.max_abs_error:.3g}" if p.max_abs_error is not None else ""
+        print(f"  {p.status.value:<9} {p.name:<20} {p.seconds or 0:.2f} s, {p.nodes_before} -> {p.nodes_after} nodes, "
+              f"{p.verification}{err}")
+    print(f"  verification: {outcome.verification.status}, max abs error against the original "
+          f"{outcome.verification.max_abs_error}")
+    print(f"  after: {outcome.after.counts()}, {outcome.after.node_count} nodes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
