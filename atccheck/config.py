@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from atccheck.errors import UsageError
 from atccheck.report import FAIL_ON
@@ -364,7 +364,3 @@ def describe(settings: Settings) -> list[tuple[str, Any, str]]:
         rows.append((key, value, settings.sources.get(name, DEFAULT)))
     return rows
 
-
-def relevant_models(settings: Settings, models: Sequence[str]) -> list[tuple[str, str | None]]:
-    """(model, input shapes it gets) for ``atccheck config MODEL...``."""
-    return [(m, settings.shapes_for(m)) for m in models]
