@@ -113,7 +113,7 @@ class DynamicShapeUnsupported(Rule):
             return
         soc = ctx.target.soc
         listed = "; ".join(f"'{name}' axes {', '.join(map(str, axes))}" for name, axes in kept.items())
-        text = ",".join(f"{name}:" + ",".join(str(d) for d in ctx.input_shapes[name]) for name in kept)
+        text = ";".join(f"{name}:" + ",".join(str(d) for d in ctx.input_shapes[name]) for name in kept)
         if soc.dynamic_shape:
             effect = (
                 f"without a gear option ATC builds a dynamic-shape model for {soc.name}: every op then needs a "

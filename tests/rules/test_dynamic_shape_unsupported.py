@@ -92,10 +92,20 @@ def test_user_minus_one_gives_one_model_level_finding():
     assert len(found) == 1
     assert found[0].location.node is None
     assert found[0].data["inputs"] == {"x": [0]}
+    assert found[0].data["input_shape"] == "x:-1,3,8,8"
     assert found[0].severity.value == "error" and found[0].atc_error == "EZ3002"
     on_910 = findings(check(model, soc="Ascend910B3", input_shapes="x:-1,3,8,8"))
     assert [f.severity.value for f in on_910] == ["warning"]
     assert findings(check(model, soc="Ascend310", input_shapes="x:2,3,8,8")) == []
+
+
+def test_user_minus_one_on_two_inputs_is_listed_in_atc_syntax():
+    nodes = [helper.make_node("Add", ["a", "b"], ["y"], name="add")]
+    model = make_model(nodes, [tensor_input("a", ["n", 4]), tensor_input("b", ["n", 4])], [tensor_input("y", ["n", 4])])
+    found = findings(check(model, soc="Ascend310P3", input_shapes="a:-1,4;b:-1,4"))
+    assert len(found) == 1
+    assert found[0].data["input_shape"] == "a:-1,4;b:-1,4"
+    assert found[0].data["inputs"] == {"a": [0], "b": [0]}
 
 
 def test_foldable_value_that_inference_misses_is_info_with_simplify():
