@@ -53,7 +53,10 @@ def median_time(args: list[str], repeats: int) -> tuple[float, float]:
 
 def copies_folder(copies: int) -> Path:
     sys.path.insert(0, str(HERE))
-    from bench_check import resnet50
+    try:
+        from bench_check import resnet50
+    except ImportError:
+        raise SystemExit("bench/bench_check.py (the ResNet-50 generator) is missing") from None
 
     source = OUT / "resnet50.onnx"
     if not source.exists():
