@@ -50,6 +50,8 @@ class DecomposeGroupNormalization(FixPass):
             rank = rw.rank(x)
             if rank is None or rank < 2:
                 return "the input rank is unknown (or below 2)"
+            if site.attr("num_groups") is None:
+                return "it has no num_groups attribute"
             groups = int(site.attr("num_groups"))
             shape = rw.static_shape(x)
             em = Emitter(rw, site)

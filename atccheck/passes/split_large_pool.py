@@ -75,7 +75,7 @@ class SplitLargePool(FixPass):
             return em
 
         rw.run(rewrite, POOLS)
-        return rw.result("pool node(s) split into smaller windows")
+        return rw.result("MaxPool/AveragePool node(s)")
 
 
 def factor(hw: list[int], area_max: int, side_max: int) -> list[tuple[int, int]] | None:
