@@ -47,4 +47,7 @@ def resolve(node: NodeContext) -> Resolution:
         return Resolution(Status.REGISTERED, reg, opset)
     if opset in reg.unverified_opsets:
         return Resolution(Status.OPSET_UNVERIFIED, reg, opset)
+    if not reg.opsets:
+        # Only a newer source registers it, and not at this opset: for this profile it is unregistered.
+        return Resolution(Status.UNREGISTERED_OP, reg, opset)
     return Resolution(Status.OPSET_NOT_REGISTERED, reg, opset)

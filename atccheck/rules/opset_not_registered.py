@@ -78,13 +78,16 @@ class OpsetNotRegistered(Rule):
         registered = opsets_text(reg.opsets)
         basis = _basis(reg, res.opset)
         fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
-        if fix.pass_name == "convert-opset":
-            fix = FixSuggestion("convert-opset", True, {"to_opset": _nearest(reg, res.opset)})
+        target_opset = _nearest(reg, res.opset)
+        if fix.pass_name == "convert-opset" and target_opset is not None:
+            fix = FixSuggestion("convert-opset", True, {"to_opset": target_opset})
         if res.status is Status.OPSET_UNVERIFIED:
             yield self.finding(
                 node,
-                f"{node.op_type} at opset {res.opset}: CANN {profile.id} registers opsets {registered}; only the "
-                f"newer 9.x source adds {res.opset}, so an 8.x install may fail at {node.parser_key}",
+                f"{node.op_type} at opset {res.opset}: "
+                + (f"CANN {profile.id} registers opsets {registered}; " if reg.opsets else
+                   f"the CANN {profile.id} list does not document {node.op_type}; ")
+                + f"only the newer 9.x source registers {res.opset}, so an 8.x install may fail at {node.parser_key}",
                 hint="convert to a registered opset, or confirm on the target CANN with 'atc --mode=3'",
                 source="; ".join(reg.source),
                 severity=Severity.WARNING,
@@ -116,9 +119,12 @@ def _basis(reg: Registration, opset: int) -> str:
     return "published list; neither CANN source adds it"
 
 
-def _nearest(reg: Registration, opset: int) -> int:
+def _nearest(reg: Registration, opset: int) -> int | None:
+    """The registered opset convert-opset should aim at: the highest below, else the lowest above."""
     below = [v for v in reg.opsets if v <= opset]
-    return max(below) if below else min(reg.opsets)
+    if below:
+        return max(below)
+    return min(reg.opsets, default=None)
 
 
 def best_opset(ctx: CheckContext) -> int:

@@ -41,3 +41,18 @@ def test_only_newer_source_gives_a_warning_in_the_8_0_profile():
 def test_registered_opset_does_not_fire():
     model = single_op_model("Relu", [[1, 3]], [1, 3], opset=11)
     assert findings(check(model, soc="Ascend310", cann="5.0")) == []
+
+
+def test_op_only_a_newer_source_registers_at_other_opsets_is_unsupported_not_a_crash():
+    # Under 8.0, Mish has no registered opset; only the 9.x source registers it, at opset 18.
+    model = single_op_model("Mish", [[2, 3]], [2, 3], opset=19)
+    report = check(model, soc="Ascend310P3", cann="8.0")
+    names = [f.name for f in report.findings]
+    assert "internal-error" not in names
+    assert "unsupported-op" in names and "opset-not-registered" not in names
+
+
+def test_mish_registered_only_by_the_newer_source_at_18_warns_at_18():
+    model = single_op_model("Mish", [[2, 3]], [2, 3], opset=18)
+    found = findings(check(model, soc="Ascend310P3", cann="8.0"))
+    assert len(found) == 1 and found[0].severity.value == "warning"
