@@ -349,3 +349,20 @@ def test_json_report_shape():
     assert all(p["status"] in ("applied", "unchanged", "skipped", "reverted") for p in doc["passes"])
     assert doc["atc_command"] is None and doc["atc_command_error"]
     json.dumps(doc, allow_nan=False)
+
+
+def test_a_repair_simplify_already_did_is_skipped_and_says_so():
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+        helper.make_node("Slice", ["shape", "zero", "two"], ["nc"], name="slice"),
+        helper.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0, name="concat"),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", name="resize"),
+    ]
+    inits = [init("zero", np.array([0], np.int64)), init("two", np.array([2], np.int64)),
+             init("hw", np.array([16, 16], np.int64))]
+    model = make_model(nodes, [tensor_input("x", ["n", 3, 8, 8])], [tensor_input("y", ["n", 3, 16, 16])], inits)
+    outcome = fix(model, soc="Ascend310P3", write=False)
+    assert status(outcome, "simplify")[0].status is PassStatus.APPLIED
+    fold = status(outcome, "fold-resize-scales")[0]
+    assert fold.status is PassStatus.SKIPPED and fold.reason == "its findings were removed by an earlier pass (simplify)"
+    assert not [f for f in outcome.after.findings if f.name == "non-constant-input"]
