@@ -31,7 +31,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from atccheck.errors import AtcCheckError, InputError, UsageError
 from atccheck.findings import Finding, FixSuggestion, Severity
@@ -329,6 +329,9 @@ class _State:
     step: PassOutcome | None = None
     pass_cls: type[FixPass] | None = None
     job: "Future[_Verdict] | None" = None
+    # the serialization the worker made for onnxruntime (None when it made none), as soon as it
+    # exists: the output can be staged from it while the run is still going
+    serialized: "Future[bytes | None]" = field(default_factory=Future)
 
 
 class _Verifier:
@@ -372,6 +375,9 @@ class _Verifier:
             from atccheck.verify import one_line
 
             return _Verdict(False, reason=f"verification raised {type(exc).__name__}: {one_line(exc)}")
+        finally:
+            if not state.serialized.done():
+                state.serialized.set_result(None)
 
     def _verify_unguarded(self, state: _State) -> _Verdict:
         from atccheck.verify import ModelSource, RunError, check_graph, compare, run_model, same_computation
@@ -403,6 +409,7 @@ class _Verifier:
         if parent_outputs is None or original is None or self.inputs is None:
             return _Verdict(True, UNVERIFIED, reason=reference.error, proved_chain=False)
         source = ModelSource(state.model)
+        state.serialized.set_result(source.data)
         try:
             outputs = run_model(source, self.inputs)
         except RunError as exc:
@@ -456,11 +463,17 @@ class _Pipeline:
         self.serial += 1
         return _State(self.serial, model, report, **kw)
 
-    def run(self, start: _State) -> _State:
-        """Run passes from ``start`` until settled, replaying after a rolled-back step."""
+    def run(self, start: _State, before_settling: "Callable[[_State], None] | None" = None) -> _State:
+        """Run passes from ``start`` until settled, replaying after a rolled-back step.
+
+        ``before_settling`` gets each candidate final state before its verification is awaited
+        (fix stages the output file meanwhile).
+        """
         state = start
         while True:
             state = self._rounds(state)
+            if before_settling is not None:
+                before_settling(state)
             failing = self._first_failure(state)
             if failing is None:
                 return state
@@ -799,14 +812,18 @@ def fix(
         feed, unavailable = None, str(exc)
 
     verifier = _Verifier(feed, verify, unavailable)
+    staged = _Staging(out, None if loaded.external else _inline_limit(options))
     try:
         verifier.start_reference(working, source_path if loaded.path is not None else None, bool(loaded.external))
         pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
                              unsafe_fixes, options or {}, verifier)
         start = pipeline.new_state(working, before)
-        final = pipeline.run(start)
+        final = pipeline.run(start, staged.stage)
         reference = verifier.reference.result() if verifier.reference is not None else None
         final_verdict = final.job.result() if final.job is not None else None
+    except BaseException:
+        staged.discard()
+        raise
     finally:
         verifier.close()
 
@@ -827,7 +844,9 @@ def fix(
     written = False
     external = None
     final_model = final.model
-    if out is not None:
+    if out is not None and staged.commit(final):
+        written = True
+    elif out is not None:
         needs_external = bool(loaded.external) or approx_size(final_model) >= _inline_limit(options)
         data = final_verdict.data if final_verdict is not None and final is not start else None
         external = _write(final_model, out, needs_external, data)
@@ -852,6 +871,52 @@ def fix(
         atc_command_error=command_error,
         seconds=time.perf_counter() - started,
     )
+
+
+class _Staging:
+    """The output written to a hidden file beside its target while the last step is verified.
+
+    ``stage`` writes the candidate final model (from the worker's serialization when there is
+    one); ``commit`` renames it into place if it is the settled final model; anything else
+    removes it. Models that need external data are not staged (they are written after).
+    """
+
+    def __init__(self, out: Path | None, inline_limit: int | None) -> None:
+        self.out = out
+        self.limit = inline_limit
+        self.path = out.with_name(f".{out.name}.{os.getpid()}.staged") if out is not None else None
+        self.serial: int | None = None
+
+    def stage(self, state: _State) -> None:
+        from atccheck.fileio import atomic_write_bytes
+        from atccheck.verify import approx_size
+
+        self.discard()
+        if self.path is None or self.limit is None:
+            return
+        data = state.serialized.result() if state.job is not None else None
+        if data is None:
+            if approx_size(state.model) >= self.limit:
+                return
+            data = state.model.SerializeToString()
+        atomic_write_bytes(self.path, data)
+        self.serial = state.serial
+
+    def commit(self, final: _State) -> bool:
+        if self.path is None or self.serial != final.serial or self.out is None:
+            self.discard()
+            return False
+        os.replace(self.path, self.out)
+        self.serial = None
+        return True
+
+    def discard(self) -> None:
+        if self.path is not None and self.serial is not None:
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+        self.serial = None
 
 
 def _inline_limit(options: Mapping[str, Any] | None) -> int:

@@ -71,6 +71,7 @@ def test_sample_convnet_dynamic_batch_is_fixed_written_and_the_input_untouched(t
     onnx.checker.check_model(written, full_check=True)
     assert outcome.input_shapes == {"image": [1, 3, 64, 64]}
     assert outcome.atc_command is not None and f"--model={outcome.output}" in outcome.atc_command.line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["convnet_dynamic_batch.atc.onnx", "convnet_dynamic_batch.onnx"]
     feeds = {"image": np.random.default_rng(0).standard_normal((1, 3, 64, 64)).astype(np.float32)}
     np.testing.assert_allclose(outputs(path, feeds)[0], outputs(outcome.output, feeds)[0], rtol=1e-5, atol=1e-6)
 
@@ -209,6 +210,7 @@ def test_a_pass_with_wrong_numbers_is_rolled_back_with_its_error(tmp_path):
     json.dumps(outcome.to_dict())
     written = onnx.load(str(tmp_path / "out.onnx"))
     assert not any(n.name == "scale" for n in written.graph.node)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.onnx"]  # the staged candidate did not stay
 
 
 def test_a_replayed_pass_after_a_rollback_runs_on_the_model_before_the_bad_one():
