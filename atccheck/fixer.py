@@ -647,8 +647,7 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
     if finding.fix.pass_name != FixSuggestion.MANUAL:
         names = [finding.fix.pass_name]
     else:
-        names = [p.name for p in passes if finding.name in p.fixes
-                 and (p.op_types is None or finding.location.op_type in p.op_types)]
+        names = [p.name for p in passes if finding.name in p.fixes and _wants(p, finding)]
     if not names:
         return f"no graph rewrite removes it; {finding.hint}"
     reasons = []
@@ -668,6 +667,14 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
         else:
             reasons.append(f"{name} did not run")
     return "; ".join(reasons) + f"; next step: {finding.hint}"
+
+
+def _wants(cls: type[FixPass], finding: Finding) -> bool:
+    """Whether this finding alone would make the pass run (its own test, e.g. int64 only)."""
+    try:
+        return cls().wanted([finding])
+    except Exception:  # a pass's test must not break the report
+        return False
 
 
 def _relevant_notes(finding: Finding, run: PassOutcome) -> list[str]:
