@@ -137,11 +137,13 @@ class NodeContext:
     def node(self) -> "onnx.NodeProto":
         return self.gnode.node
 
-    @property
+    # Cached: rules ask for these thousands of times per check, and a NodeContext lives for one
+    # check of an unchanging model.
+    @cached_property
     def op_type(self) -> str:
         return self.gnode.op_type
 
-    @property
+    @cached_property
     def domain(self) -> str:
         return self.gnode.domain
 
@@ -149,7 +151,7 @@ class NodeContext:
     def label(self) -> str:
         return self.gnode.label
 
-    @property
+    @cached_property
     def opset(self) -> int | None:
         return self.ctx.opset_for(self.domain)
 

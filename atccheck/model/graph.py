@@ -158,38 +158,50 @@ class GraphIndex:
         a Shape or Size node reading it a constant too.
         """
         memo = self._fold_memo.setdefault(static, {})
-        stack: list[tuple[str, bool]] = [(name, False)]
+        known = memo.get(name)
+        if known is not None:
+            return known
+        # (value, None) asks for a value; (value, inputs) decides it once its inputs are decided.
+        stack: list[tuple[str, list[str] | None]] = [(name, None)]
         while stack:
-            current, expanded = stack.pop()
+            current, deps = stack.pop()
             if current in memo:
+                continue
+            if deps is not None:
+                memo[current] = all(memo[d] for d in deps)
                 continue
             terminal, deps = self._fold_step(current, static)
             if terminal is not None:
                 memo[current] = terminal
-            elif expanded:
-                memo[current] = all(memo[d] for d in deps)
             else:
-                stack.append((current, True))
-                stack.extend((d, False) for d in deps if d not in memo)
+                stack.append((current, deps))
+                stack.extend((d, None) for d in deps if d not in memo)
         return memo[name]
 
     def _fold_step(self, name: str, static: "Callable[[str], bool] | None") -> tuple[bool | None, list[str]]:
         """(answer, []) when the answer needs no inputs, else (None, inputs to decide first)."""
-        import onnx
-
-        if self.is_constant(name):
+        if name in self.initializers:
             return True, []
         producer = self.producer.get(name)
-        if producer is None or producer.op_type in NONDETERMINISTIC_OPS:
-            return False, []  # a graph input, an outer-scope value, or random
-        if producer.op_type in ("Shape", "Size") and static is not None:
-            return bool(producer.node.input) and static(producer.node.input[0]), []
-        subgraph = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
-        if any(attr.type in subgraph for attr in producer.node.attribute):  # control flow
-            return False, []
-        return None, [i for i in producer.node.input if i]
+        if producer is None:
+            return False, []  # a graph input or an outer-scope value
+        node = producer.node
+        op_type = node.op_type
+        if op_type == "Constant" and node.domain in ("", "ai.onnx"):
+            return True, []
+        if op_type in NONDETERMINISTIC_OPS:
+            return False, []  # random
+        if static is not None and op_type in ("Shape", "Size"):
+            return bool(node.input) and static(node.input[0]), []
+        for attr in node.attribute:
+            if attr.type in _SUBGRAPH_ATTRIBUTES:  # control flow
+                return False, []
+        return None, [i for i in node.input if i]
 
 
 NONDETERMINISTIC_OPS = frozenset(
     {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli"}
 )
+# onnx.AttributeProto.GRAPH and GRAPHS (fixed by the ONNX protobuf schema), kept as plain
+# ints so the fold walk does not import onnx per value.
+_SUBGRAPH_ATTRIBUTES = frozenset({5, 10})

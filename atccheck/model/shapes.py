@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Mapping, Union
 
 from atccheck.errors import UsageError
@@ -37,7 +38,7 @@ class TensorInfo:
     def rank(self) -> int | None:
         return None if self.shape is None else len(self.shape)
 
-    @property
+    @cached_property  # immutable, and asked for many times per check
     def is_static(self) -> bool:
         return self.shape is not None and all(isinstance(d, int) and d >= 0 for d in self.shape)
 
