@@ -10,11 +10,13 @@ from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.rules._helpers import unregistered_error
 from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register
+from atccheck.tables import AI_ONNX
 
 PRECHECK_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc; Ascend/parser@a87083b:parser/common/pre_checker.cc"
 PROTO_SOURCE = "hicann/ge@ffdcbc9f7:graph_metadef/proto/onnx/ge_onnx.proto (IR_VERSION 6, no FunctionProto)"
 PLUGIN_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/tbe_plugin_loader.cc (custom plugins searched first)"
 INLINE_PASS = "single-opset-import"
+STANDARD_DOMAINS = ("", AI_ONNX)
 
 
 @register
@@ -61,10 +63,12 @@ class CustomDomainOp(Rule):
     op_types = None
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
+        ctx = node.ctx
+        if node.domain in STANDARD_DOMAINS and (node.domain, node.op_type) not in ctx.local_functions:
+            return  # neither a custom domain nor a function call: skip the full resolution
         res = resolve(node)
         if res.status not in (Status.CUSTOM_DOMAIN, Status.LOCAL_FUNCTION):
             return
-        ctx = node.ctx
         profile = ctx.target.profile
         key = node.parser_key
         fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
