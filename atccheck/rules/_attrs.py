@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from atccheck.context import NodeContext
+from atccheck.rules._resolution import Status, resolve
 from atccheck.tables import OpFact
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,6 +121,16 @@ def kernel_spatial(node: NodeContext) -> tuple[int, ...] | None:
 
 
 # --------------------------------------------------------------------------- Ascend ops
+
+# Parser outcomes after which the node reaches its plugin: registered at the model opset, or
+# registered there only by the newer source (opset-not-registered warns about that one).
+PARSED = frozenset({Status.REGISTERED, Status.OPSET_UNVERIFIED})
+
+
+def reaches_plugin(node: NodeContext) -> bool:
+    """Whether the profile's parser hands this node to a plugin (so its kernels and attributes matter)."""
+    return resolve(node).status in PARSED
+
 
 
 def _fact_choice(node: NodeContext, fact: OpFact) -> tuple[str, ...] | None:

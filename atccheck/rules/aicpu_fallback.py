@@ -6,8 +6,7 @@ from typing import Iterable
 
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._attrs import ascend_ops, effective_attr, same_value
-from atccheck.rules._resolution import Status, resolve
+from atccheck.rules._attrs import ascend_ops, effective_attr, reaches_plugin, same_value
 from atccheck.rules.base import Rule, register
 from atccheck.tables import Kernel, OpFact
 
@@ -53,7 +52,7 @@ class AicpuFallback(Rule):
         ctx = node.ctx
         if node.domain not in ("", "ai.onnx") or not ctx.has_kernel_facts:
             return
-        if resolve(node).status is not Status.REGISTERED:
+        if not reaches_plugin(node):
             return
         outputs = [o for o in node.node.output if o]
         if outputs and all(ctx.is_foldable(o) for o in outputs):

@@ -6,8 +6,7 @@ from typing import Any, Iterable
 
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._attrs import MISSING, effective_attr, same_value, show, source_kind
-from atccheck.rules._resolution import Status, resolve
+from atccheck.rules._attrs import MISSING, effective_attr, reaches_plugin, same_value, show, source_kind
 from atccheck.rules.base import Rule, register
 from atccheck.tables import OpFact
 
@@ -52,7 +51,7 @@ class AttrIgnored(Rule):
     op_types = frozenset({"Gemm", "Resize", "AveragePool"})
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
-        if resolve(node).status is not Status.REGISTERED:
+        if not reaches_plugin(node):
             return
         ctx = node.ctx
         for fact in ctx.tables.op_facts_for("ignored-attr", node.op_type, ctx.target.profile.id):

@@ -7,8 +7,16 @@ from typing import Any, Iterable
 from atccheck import fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._attrs import MISSING, effective_attr, input_rank, is_default, same_value, show, source_kind
-from atccheck.rules._resolution import Status, resolve
+from atccheck.rules._attrs import (
+    MISSING,
+    effective_attr,
+    input_rank,
+    is_default,
+    reaches_plugin,
+    same_value,
+    show,
+    source_kind,
+)
 from atccheck.rules.base import Rule, register
 from atccheck.tables import AttrLimit, Tables
 
@@ -55,7 +63,7 @@ class AttrOutOfRange(Rule):
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         if node.domain not in ("", "ai.onnx") or node.op_type not in _limited_ops(node.ctx.tables):
             return
-        if resolve(node).status is not Status.REGISTERED:
+        if not reaches_plugin(node):
             return
         ctx = node.ctx
         limits = ctx.tables.attr_limits_for(node.op_type, ctx.target.profile.id)

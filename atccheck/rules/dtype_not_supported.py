@@ -7,8 +7,7 @@ from typing import Iterable
 
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._attrs import ascend_ops, fact_applies, formal_input_names
-from atccheck.rules._resolution import Status, resolve
+from atccheck.rules._attrs import ascend_ops, fact_applies, formal_input_names, reaches_plugin
 from atccheck.rules.base import Rule, register
 from atccheck.tables import Kernel, OpSpec, SpecInput
 
@@ -72,7 +71,7 @@ class DtypeNotSupported(Rule):
         ctx = node.ctx
         if node.domain not in ("", "ai.onnx") or node.op_type in ctx.tables.native_types:
             return
-        if resolve(node).status is not Status.REGISTERED:
+        if not reaches_plugin(node):
             return
         spec = ctx.tables.op_specs.get(node.op_type)
         ops = ascend_ops(node) if ctx.has_kernel_facts else None

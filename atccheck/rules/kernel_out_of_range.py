@@ -7,8 +7,7 @@ from typing import Iterable
 from atccheck import fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._attrs import kernel_spatial
-from atccheck.rules._resolution import Status, resolve
+from atccheck.rules._attrs import kernel_spatial, reaches_plugin
 from atccheck.rules.base import Rule, register
 
 
@@ -65,7 +64,7 @@ class KernelOutOfRange(Rule):
     op_types = frozenset({"Conv", "MaxPool", "AveragePool"})
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
-        if resolve(node).status is not Status.REGISTERED:
+        if not reaches_plugin(node):
             return
         if node.op_type == "Conv":
             yield from self._conv(node)

@@ -7,8 +7,7 @@ from typing import Iterable
 from atccheck import fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._attrs import effective_attr, formal_input_names
-from atccheck.rules._resolution import Status, resolve
+from atccheck.rules._attrs import effective_attr, formal_input_names, reaches_plugin
 from atccheck.rules.base import Rule, register
 
 KIND = "empty-axes-not-reduced"
@@ -53,7 +52,7 @@ class ReduceWithoutAxes(Rule):
             return
         tbl = node.ctx.tables
         facts = [f for f in tbl.op_facts if f.kind == KIND and f.op == node.op_type]
-        if not facts or resolve(node).status is not Status.REGISTERED:
+        if not facts or not reaches_plugin(node):
             return
         profile = node.ctx.target.profile.id
         here = [f for f in facts if profile in f.profiles]
