@@ -168,6 +168,32 @@ def _check_defined(graph: "onnx.GraphProto", outer: set[str], display: str) -> N
     for out in graph.output:
         if out.name not in known:
             raise InputError(display, f"invalid graph: output '{out.name}' is not produced by any node")
+    _check_acyclic(graph, display)
+
+
+def _check_acyclic(graph: "onnx.GraphProto", display: str) -> None:
+    """ONNX graphs are acyclic; a cycle would make every later walk loop (Kahn's algorithm)."""
+    producer = {o: i for i, node in enumerate(graph.node) for o in node.output if o}
+    consumers: dict[int, list[int]] = {}
+    waiting = []
+    for i, node in enumerate(graph.node):
+        deps = {producer[name] for name in node.input if name in producer}
+        waiting.append(len(deps))
+        for d in deps:
+            consumers.setdefault(d, []).append(i)
+    ready = [i for i, n in enumerate(waiting) if n == 0]
+    done = 0
+    while ready:
+        i = ready.pop()
+        done += 1
+        for c in consumers.get(i, ()):
+            waiting[c] -= 1
+            if waiting[c] == 0:
+                ready.append(c)
+    if done < len(graph.node):
+        stuck = next(node for i, node in enumerate(graph.node) if waiting[i] > 0)
+        label = stuck.name or stuck.op_type
+        raise InputError(display, f"invalid graph: node '{label}' is part of a cycle")
 
 
 def load_model(source: "str | os.PathLike[str] | onnx.ModelProto") -> LoadedModel:
