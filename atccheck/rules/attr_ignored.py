@@ -86,8 +86,8 @@ class AttrIgnored(Rule):
             node,
             f"{node.op_type} {fact.attr}={shown}{when}: {fact.note} in CANN {profile}; the model converts but its "
             f"results differ from ONNX unless {fact.attr} is {honoured} [{basis}]",
-            hint=f"export {node.op_type} with {fact.attr} {honoured}, or rewrite the node so the plugin sees "
-            f"the default",
+            hint=f"export {node.op_type} with {fact.attr} {honoured} so onnxruntime and Ascend compute the same, "
+            f"or verify the converted model's accuracy",
             source=f"op_tables/op_facts.json ignored-attr; {fact.source}",
             severity=Severity(fact.severity),
             fix=FixSuggestion.manual(),
