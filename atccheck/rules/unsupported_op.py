@@ -54,8 +54,14 @@ class UnsupportedOp(Rule):
             return
         ctx = node.ctx
         profile = ctx.target.profile
-        standard = node.op_type in _standard_ops()
-        what = "a standard ONNX op" if standard else "not a standard ONNX op (a custom op in the default domain)"
+        default_domain = node.domain in ("", "ai.onnx")
+        standard = default_domain and node.op_type in _standard_ops()
+        if standard:
+            what = "a standard ONNX op"
+        elif default_domain:
+            what = "not a standard ONNX op (a custom op in the default domain)"
+        else:
+            what = f"in domain '{node.domain}', which has other plugins but not this op"
         fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
         hint = (
             f"run 'atccheck fix' ({fix.pass_name}) to rewrite it into registered ops"

@@ -49,3 +49,10 @@ def test_loop_inside_a_subgraph_is_found():
 def test_does_not_fire_on_registered_ops():
     model = single_op_model("Relu", [[1, 3]], [1, 3], opset=13)
     assert findings(check(model, soc="Ascend310", cann="6.0")) == []
+
+
+def test_unknown_op_in_a_registered_custom_domain_is_described_by_its_domain():
+    model = single_op_model("NPUNoSuchOp", [[2, 3]], [2, 3], opset=13, domain="npu", extra_opsets={"npu": 1})
+    found = findings(check(model, soc="Ascend910B3", cann="9.0"))
+    assert len(found) == 1 and "domain 'npu'" in found[0].message
+    assert "default domain" not in found[0].message
