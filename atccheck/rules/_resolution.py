@@ -28,7 +28,16 @@ class Resolution:
 
 
 def resolve(node: NodeContext) -> Resolution:
-    """How the profile's parser treats this node's ``domain::opset::type`` key."""
+    """How the profile's parser treats this node's ``domain::opset::type`` key (computed once per node)."""
+    cache: dict[tuple[str, int], Resolution] = node.ctx.__dict__.setdefault("_resolutions", {})
+    key = (node.gnode.graph, node.gnode.index)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _resolve(node)
+    return found
+
+
+def _resolve(node: NodeContext) -> Resolution:
     ctx = node.ctx
     standard = node.domain in ("", AI_ONNX)
     if standard and node.op_type in ctx.tables.native_types:

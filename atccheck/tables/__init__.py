@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any, Iterator, Mapping
 
@@ -433,12 +433,44 @@ class Tables:
 
     def op_facts_for(self, kind: str, op: str, profile: str) -> tuple[OpFact, ...]:
         """Facts of one kind about one ONNX op that hold in this profile."""
-        return tuple(f for f in self.op_facts if f.kind == kind and f.op == op and profile in f.profiles)
+        key = (kind, op, profile)
+        found = self._op_facts_index.get(key)
+        if found is None:
+            found = tuple(f for f in self._op_facts_by_op.get(op, ()) if f.kind == kind and profile in f.profiles)
+            self._op_facts_index[key] = found
+        return found
 
     def attr_limits_for(self, op: str, profile: str) -> tuple[AttrLimit, ...]:
-        return tuple(
-            a for a in self.attr_limits if a.op == op and profile in a.profiles and not a.superseded_by_source
-        )
+        key = (op, profile)
+        found = self._attr_index.get(key)
+        if found is None:
+            found = tuple(
+                a for a in self._attr_by_op.get(op, ()) if profile in a.profiles and not a.superseded_by_source
+            )
+            self._attr_index[key] = found
+        return found
+
+    @cached_property
+    def _op_facts_by_op(self) -> dict[str, list[OpFact]]:
+        by_op: dict[str, list[OpFact]] = {}
+        for fact in self.op_facts:
+            by_op.setdefault(fact.op, []).append(fact)
+        return by_op
+
+    @cached_property
+    def _attr_by_op(self) -> dict[str, list[AttrLimit]]:
+        by_op: dict[str, list[AttrLimit]] = {}
+        for limit in self.attr_limits:
+            by_op.setdefault(limit.op, []).append(limit)
+        return by_op
+
+    @cached_property
+    def _op_facts_index(self) -> dict[tuple[str, str, str], tuple[OpFact, ...]]:
+        return {}
+
+    @cached_property
+    def _attr_index(self) -> dict[tuple[str, str], tuple[AttrLimit, ...]]:
+        return {}
 
 
 @lru_cache(maxsize=1)
