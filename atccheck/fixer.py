@@ -803,9 +803,7 @@ def fix(
     out = resolve_output(source_path, output, in_place) if write else None
 
     loaded = load_model(model)
-    before = check_prepared(prepare(loaded), target)  # the model as stored: weights not read yet
-    working = read_weights(loaded, model)
-    plan: StaticPlan = plan_static_shapes(working, user_shapes)
+    plan: StaticPlan = plan_static_shapes(loaded.model, user_shapes)  # the graph is enough
     samples, label = None, "sample"
     if inputs is not None:
         if isinstance(inputs, (str, os.PathLike)):
@@ -813,15 +811,23 @@ def fix(
         else:
             samples = dict(inputs)
     try:
-        feed: Inputs | None = make_inputs(working, plan.dims, samples, label)
+        feed: Inputs | None = make_inputs(loaded.model, plan.dims, samples, label)
         unavailable = None
     except RunError as exc:
         feed, unavailable = None, str(exc)
 
     verifier = _Verifier(feed, verify, unavailable)
     staged = _Staging(out, None if loaded.external else _inline_limit(options))
+    # onnxruntime reads a self-contained file itself: start the reference run at once, beside the
+    # check; otherwise it needs the weights read in first
+    early = loaded.path is not None and not loaded.external
     try:
-        verifier.start_reference(working, source_path if loaded.path is not None else None, bool(loaded.external))
+        if early:
+            verifier.start_reference(loaded.model, loaded.path, False)
+        before = check_prepared(prepare(loaded), target)  # the model as stored: weights not read yet
+        working = read_weights(loaded, model)
+        if not early:
+            verifier.start_reference(working, loaded.path, bool(loaded.external))
         pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
                              unsafe_fixes, options or {}, verifier)
         start = pipeline.new_state(working, before)

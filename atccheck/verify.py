@@ -450,6 +450,8 @@ def session_options() -> Any:
     # and spinning worker threads would only take CPU from them (measured in bench/bench_fix.py).
     options.intra_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # a session runs once or twice: packing the weights for faster kernels costs more than it saves
+    options.add_session_config_entry("session.disable_prepacking", "1")
     return options
 
 
