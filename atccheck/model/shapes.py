@@ -176,7 +176,27 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
             shape = vi.type.tensor_type.shape
             for d in tensor.dims:
                 shape.dim.add().dim_value = d
+    if shapes:
+        _drop_symbolic_value_info(graph)
     return copy
+
+
+def _drop_symbolic_value_info(graph: "onnx.GraphProto") -> None:
+    """Forget stored shapes with symbolic dims (subgraphs too), so inference recomputes them
+    from the user's static input shapes instead of keeping the exporter's symbols."""
+    import onnx
+
+    keep = [vi for vi in graph.value_info if (info := type_info(vi.type)) is None or info.is_static]
+    if len(keep) != len(graph.value_info):
+        del graph.value_info[:]
+        graph.value_info.extend(keep)
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                _drop_symbolic_value_info(attr.g)
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    _drop_symbolic_value_info(sub)
 
 
 def _set_dims(value_info: "onnx.ValueInfoProto", dims: tuple[int, ...]) -> None:
