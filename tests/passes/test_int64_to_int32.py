@@ -4,7 +4,6 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from atccheck.passes.int64_to_int32 import Int64ToInt32
-from atccheck.passes.int64_to_int32_unproven import Int64ToInt32Unproven
 from builders import init, make_model, tensor_input
 from fix_harness import assert_valid, max_error, named, run_pass
 
@@ -22,12 +21,6 @@ def indices_times_three():
                       [init("three", np.array(3, np.int64))])
 
 
-def product_of_inputs():
-    nodes = [helper.make_node("Mul", ["a", "b"], ["y"], name="mul")]
-    return make_model(nodes, [tensor_input("a", [4], TensorProto.INT64), tensor_input("b", [4], TensorProto.INT64)],
-                      [helper.make_tensor_value_info("y", TensorProto.INT64, [4])])
-
-
 def test_provably_small_values_move_to_int32_and_the_findings_go():
     model = indices_times_three()
     assert {f.location.node for f in int64_findings(model)} == {"mul", "abs"}
@@ -42,14 +35,10 @@ def test_provably_small_values_move_to_int32_and_the_findings_go():
     assert not run_pass(Int64ToInt32, result.model).modified  # idempotent
 
 
-def test_unbounded_values_are_left_to_the_unsafe_pass():
-    model = product_of_inputs()
+def test_values_from_graph_inputs_are_left_and_said_so():
+    nodes = [helper.make_node("Mul", ["a", "b"], ["y"], name="mul")]
+    model = make_model(nodes, [tensor_input("a", [4], TensorProto.INT64), tensor_input("b", [4], TensorProto.INT64)],
+                       [helper.make_tensor_value_info("y", TensorProto.INT64, [4])])
     assert int64_findings(model)
-    safe = run_pass(Int64ToInt32, model)
-    assert not safe.modified and any("nothing bounds 'a'" in n and "--unsafe-fixes" in n for n in safe.notes)
-    unsafe = run_pass(Int64ToInt32Unproven, model, unsafe=True)
-    assert unsafe.modified and any("without a proof" in n for n in unsafe.notes)
-    assert int64_findings(unsafe.model) == []
-    assert_valid(unsafe.model)
-    assert max_error(model, unsafe.model).max_abs == 0.0  # the seeded inputs are small
-    assert Int64ToInt32Unproven.safe is False
+    result = run_pass(Int64ToInt32, model)
+    assert not result.modified and any("nothing bounds 'a'" in n and "--unsafe-fixes" in n for n in result.notes)
