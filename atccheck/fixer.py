@@ -488,7 +488,17 @@ class _Pipeline:
                 if cls.name in self.excluded or self.last_run.get(cls.name) == state.serial:
                     continue
                 instance = cls()
-                if not instance.wanted(state.report.findings):
+                try:
+                    wanted = instance.wanted(state.report.findings)
+                except Exception as exc:  # a broken pass must not stop the others
+                    from atccheck.verify import one_line
+
+                    self.records.append(PassOutcome(cls.name, cls.stage, cls.safe, PassStatus.REVERTED, round_no,
+                                                    reason=f"deciding whether to run raised {type(exc).__name__}: "
+                                                    f"{one_line(exc)}"))
+                    self.excluded.add(cls.name)
+                    continue
+                if not wanted:
                     continue
                 if not cls.safe and not self.unsafe:
                     if not any(r.name == cls.name and r.status is PassStatus.SKIPPED for r in self.records):

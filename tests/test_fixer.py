@@ -227,8 +227,19 @@ def test_a_replayed_pass_after_a_rollback_runs_on_the_model_before_the_bad_one()
     assert not any(n.name == "scale" for n in outcome.model.graph.node)
 
 
+class UndecidedPass(ScaleOutput):
+    """Test-only: its own test of the findings raises."""
+
+    name = "undecided"
+
+    def wanted(self, findings) -> bool:
+        raise KeyError("data")
+
+
 def test_a_pass_that_raises_or_breaks_the_graph_is_reverted_not_fatal():
-    outcome = fix(dynamic_convnet(), soc="Ascend310P3", passes=[Explodes, DanglingInput, MakesCycle], write=False)
+    outcome = fix(dynamic_convnet(), soc="Ascend310P3", passes=[Explodes, DanglingInput, MakesCycle, UndecidedPass],
+                  write=False)
+    assert "KeyError" in status(outcome, "undecided")[0].reason
     explodes, dangling = status(outcome, "explodes")[0], status(outcome, "dangling-input")[0]
     assert explodes.status is PassStatus.REVERTED and "RuntimeError: boom" in explodes.reason
     assert dangling.status is PassStatus.REVERTED and "nowhere" in dangling.reason
