@@ -728,12 +728,15 @@ def _ordered(passes: Sequence[type[FixPass]]) -> list[type[FixPass]]:
 # --------------------------------------------------------------------------- writing
 
 
-def _write(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None) -> str | None:
-    """Write the model atomically; with external data, the data file first. Returns the data file name."""
+def _write(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None, durable: bool) -> str | None:
+    """Write the model atomically; with external data, the data file first. Returns the data file name.
+
+    ``durable`` (replacing the user's own file) also flushes every file to disk before its rename.
+    """
     from atccheck.fileio import atomic_write_bytes
 
     if not external:
-        atomic_write_bytes(out, data if data is not None else model.SerializeToString())
+        atomic_write_bytes(out, data if data is not None else model.SerializeToString(), durable=durable)
         return None
     import onnx
 
@@ -750,10 +753,11 @@ def _write(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | No
         staged = tmp / location
         wrote_data = staged.exists()  # no tensor above the threshold: nothing goes out
         if wrote_data:
-            with open(staged, "rb+") as handle:
-                os.fsync(handle.fileno())
+            if durable:
+                with open(staged, "rb+") as handle:
+                    os.fsync(handle.fileno())
             os.replace(staged, out.parent / location)
-        atomic_write_bytes(out, model.SerializeToString())
+        atomic_write_bytes(out, model.SerializeToString(), durable=durable)
     finally:
         for leftover in tmp.glob("*"):
             leftover.unlink()
@@ -827,7 +831,7 @@ def fix(
         feed, unavailable = None, str(exc)
 
     verifier = _Verifier(feed, verify, unavailable)
-    staged = _Staging(out, None if loaded.external else _inline_limit(options))
+    staged = _Staging(out, None if loaded.external else _inline_limit(options), durable=in_place)
     # onnxruntime reads a self-contained file itself: start the reference run at once, beside the
     # check; otherwise it needs the weights read in first
     early = loaded.path is not None and not loaded.external
@@ -872,7 +876,7 @@ def fix(
     elif out is not None:
         needs_external = bool(loaded.external) or approx_size(final_model) >= _inline_limit(options)
         data = final_verdict.data if final_verdict is not None and final is not start else None
-        external = _write(final_model, out, needs_external, data)
+        external = _write(final_model, out, needs_external, data, durable=in_place)
         written = True
 
     command, command_error = _atc_command(final_model, out, target)
@@ -904,8 +908,9 @@ class _Staging:
     removes it. Models that need external data are not staged (they are written after).
     """
 
-    def __init__(self, out: Path | None, inline_limit: int | None) -> None:
+    def __init__(self, out: Path | None, inline_limit: int | None, durable: bool) -> None:
         self.out = out
+        self.durable = durable
         self.limit = inline_limit
         self.path = out.with_name(f".{out.name}.{os.getpid()}.staged") if out is not None else None
         self.serial: int | None = None
@@ -922,7 +927,7 @@ class _Staging:
             if approx_size(state.model) >= self.limit:
                 return
             data = state.model.SerializeToString()
-        atomic_write_bytes(self.path, data)
+        atomic_write_bytes(self.path, data, durable=self.durable)
         self.serial = state.serial
 
     def commit(self, final: _State) -> bool:

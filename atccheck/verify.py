@@ -446,9 +446,10 @@ def session_options() -> Any:
     # run the graph as written: a rewrite is judged on its own ops, not on what ORT fuses it into
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     options.log_severity_level = 4  # failures come back as exceptions; nothing goes to stderr
-    # One thread that sleeps when idle: verification runs beside the passes on its own thread,
-    # and spinning worker threads would only take CPU from them (measured in bench/bench_fix.py).
-    options.intra_op_num_threads = 1
+    # Threads that sleep when idle: verification runs beside the passes on its own thread, and
+    # spinning workers would only take CPU from them. Two threads rather than one: most of the
+    # time the pipeline is waiting for this very run (measured in bench/bench_fix.py).
+    options.intra_op_num_threads = min(2, os.cpu_count() or 1)
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # a session runs once or twice: packing the weights for faster kernels costs more than it saves
     options.add_session_config_entry("session.disable_prepacking", "1")
