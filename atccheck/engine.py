@@ -158,7 +158,7 @@ def check_prepared(
     ignore = list(ignore or ())
     rules = [r for r in all_rules() if rule_selected(r, select, ignore)]
     findings = run_rules(ctx, rules)
-    return Report(
+    report = Report(
         model=prepared.loaded.display_name,
         target=target,
         findings=findings,
@@ -168,6 +168,10 @@ def check_prepared(
         input_shapes=dict(prepared.input_shapes),
         context=ctx,
     )
+    from atccheck.atc.command import command_for_report
+
+    report.atc_command = command_for_report(report)
+    return report
 
 
 def check(

@@ -9,6 +9,7 @@ from atccheck.findings import Finding, Severity
 from atccheck.target import Target
 
 if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.command import AtcCommand
     from atccheck.context import CheckContext
 
 SCHEMA_VERSION = 1
@@ -52,6 +53,9 @@ class Report:
     # The context the rules ran in (model, shapes, tables), for emitters that need the graph,
     # such as ATC's pre-check report. Not part of the JSON report.
     context: "CheckContext | None" = field(default=None, repr=False, compare=False)
+    # The atc command for this model and target (the generator `atc-cmd` and `fix` use), or
+    # None when ATC would reject every command (symbolic inputs on a chip without dynamic shape).
+    atc_command: "AtcCommand | None" = field(default=None, compare=False)
 
     def counts(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Severity}
@@ -87,6 +91,7 @@ class Report:
             opset_imports=dict(self.opset_imports),
             input_shapes=dict(self.input_shapes),
             context=self.context,
+            atc_command=self.atc_command,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -108,4 +113,5 @@ class Report:
             "input_shapes": {k: list(v) for k, v in self.input_shapes.items()},
             "shapes": self.shapes.to_dict(),
             "findings": [f.to_dict() for f in self.findings],
+            "atc_command": self.atc_command.to_dict() if self.atc_command is not None else None,
         }

@@ -72,7 +72,15 @@ def test_convnet_dynamic_batch_is_clean_once_the_shape_is_given():
 
 def normalized_report(name: str, soc: str) -> dict:
     """The CLI's JSON report with the machine-specific parts made stable."""
-    result = CliRunner().invoke(main, ["check", str(sample(name)), "--soc", soc, "--format", "json"])
+    # Run from the project folder with a relative path, as a user would, so that every path in
+    # the report (the model, the atc command's --model/--output) is the same on any machine.
+    cwd = os.getcwd()
+    os.chdir(PROJECT)
+    try:
+        relative = sample(name).resolve().relative_to(PROJECT).as_posix()
+        result = CliRunner().invoke(main, ["check", relative, "--soc", soc, "--format", "json"])
+    finally:
+        os.chdir(cwd)
     assert result.exit_code in (0, 1), result.output
     doc = json.loads(result.stdout)
     doc["model"] = Path(doc["model"]).resolve().relative_to(PROJECT).as_posix()

@@ -52,6 +52,8 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
                 lines.extend(_render_group(group, color=color, verbose=verbose))
     lines.append("")
     lines.extend(_shape_lines(report))
+    if report.atc_command is not None:
+        lines.append(f"atc command: {report.atc_command.line}")
     counts = report.counts()
     verdict = "fails" if report.fails(fail_on) else "passes"
     summary = (
