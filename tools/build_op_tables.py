@@ -815,6 +815,7 @@ LIMITS = [
     ("resize_nearest_max_hw", 2048, "ResizeNearestNeighborV2 on SoCs without float32 vadds: H/W in and out at most MAX_H_W", RESIZE_NN_V2),
     ("model_file_max_bytes", 2147483647, "a single .onnx file must be 1..INT_MAX bytes (kMaxFileSizeLimit), else E13015", PARSER_UTIL),
     ("gear_count_min", 2, "dynamic gears need at least kMinShapesCount profiles (E10035)", MULTI_BATCH_NEW),
+    ("atc_output_path_max", 4096, "--output must stay shorter than PATH_MAX (E10021)", "hicann/ge@ffdcbc9f7:api/atc/main_impl.cc"),
     ("gear_count_max", 100, "at most kMaxShapesCount profiles (E10036); the open-source GE master no longer enforces it", MULTI_BATCH),
     ("nms_max_output_boxes_warn", 700, "published NonMaxSuppression: max_output_boxes_per_class above 700 may exhaust resources", NMS_PAGE_NOTE),
 ]

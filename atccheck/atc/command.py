@@ -44,7 +44,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ONNX_FRAMEWORK = "5"
 DEFAULT_PRECISIONS = ("force_fp16", "fp16")  # ATC's defaults for --precision_mode / --precision_mode_v2
-OUTPUT_PATH_MAX = 4096  # E10021: --output longer than PATH_MAX (atc_options.json --output)
 
 
 
@@ -132,7 +131,9 @@ def _output_base(model_path: str, output: str | None, notes: list[str]) -> str:
         if base.endswith(".om"):
             base = base[: -len(".om")]
             notes.append(f"--output is a base name: ATC appends .om itself, so the model is written to {base}.om")
-    if len(base) >= OUTPUT_PATH_MAX:
+    from atccheck.tables import tables
+
+    if len(base) >= tables().limit("atc_output_path_max"):
         raise AtcRuleError(Problem("--output", f"path of {len(base)} characters is too long", "E10021", "output"))
     return base
 
