@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
-SHARED = PROJECT.parent / "shared"
+# The team's shared folder (real models, CANN facts) sits beside the checkout; ATCCHECK_SHARED
+# points elsewhere when the checkout lives on its own.
+SHARED = Path(os.environ.get("ATCCHECK_SHARED") or PROJECT.parent / "shared")
 SHARED_MODELS = SHARED / "models"
 SHARED_REFERENCE = SHARED / "reference"
 SAMPLE_MODELS = PROJECT / "models"
