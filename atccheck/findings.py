@@ -53,6 +53,10 @@ class FixSuggestion:
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
 
+    def __reduce__(self) -> tuple:
+        # the read-only params view cannot be pickled; rebuild it from a plain dict
+        return (self.__class__, (self.pass_name, self.safe, dict(self.params)))
+
     @classmethod
     def manual(cls) -> "FixSuggestion":
         return cls(cls.MANUAL, None)
@@ -73,6 +77,11 @@ class Finding:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
+
+    def __reduce__(self) -> tuple:
+        # picklable for worker processes: the read-only data view travels as a plain dict
+        return (self.__class__, (self.code, self.name, self.severity, self.message, self.location, self.hint,
+                                 self.fix, self.source, self.atc_error, dict(self.data)))
 
     @property
     def node(self) -> str | None:
