@@ -37,6 +37,10 @@ Exit codes:
 """
 
 
+# Node names listed per group of identical remaining findings.
+SHOWN_NODES = 5
+
+
 @click.command("fix", epilog=EPILOG)
 @click.argument("model", type=click.Path(dir_okay=False, path_type=str))
 @soc_option()
@@ -141,12 +145,20 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
     lines.append("")
     if outcome.remaining:
         lines.append(_style(f"remaining findings ({len(outcome.remaining)}):", color, bold=True))
+        # identical findings on many nodes are one entry, as in check's text report
+        groups: dict[tuple[str, str, str], list] = {}
         for item in outcome.remaining:
             f = item.finding
+            groups.setdefault((f.name, f.message, item.why), []).append(item)
+        for items in groups.values():
+            f, why = items[0].finding, items[0].why
             sev = _style(f"{f.severity.value:<7}", color, fg=SEVERITY_COLOURS[f.severity.value])
-            where = f" [{f.location.node}]" if f.location.node else ""
-            lines.append(f"  {sev} {f.code} {f.name}{where}: {f.message}")
-            lines.append(f"          why: {item.why}")
+            lines.append(f"  {sev} {f.code} {f.name}: {f.message}")
+            nodes = [i.finding.location.node for i in items if i.finding.location.node]
+            if nodes:
+                shown = ", ".join(nodes[:SHOWN_NODES]) + (f" (+{len(nodes) - SHOWN_NODES} more)" if len(nodes) > SHOWN_NODES else "")
+                lines.append(f"          nodes: {shown}")
+            lines.append(f"          why: {why}")
     else:
         lines.append(_style("remaining findings: none", color, bold=True))
 
