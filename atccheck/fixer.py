@@ -23,29 +23,23 @@ Nothing here prints or exits: :func:`fix` returns a :class:`FixOutcome`.
 
 from __future__ import annotations
 
-import math
 import os
 import tempfile
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from atccheck.errors import AtcCheckError, InputError, UsageError
 from atccheck.findings import Finding, FixSuggestion
 from atccheck.fix_outcome import (
-    DISABLED,
-    PROVED,
     SCHEMA_VERSION,
-    TESTED,
-    UNVERIFIED,
     FixOutcome,
     PassOutcome,
     PassStatus,
     RemainingFinding,
     Verification,
 )
+from atccheck.fix_verification import State, Verifier, record_verdict, summarize
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target
@@ -56,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from atccheck.atc.command import AtcCommand
     from atccheck.passes.make_inputs_static import StaticPlan
-    from atccheck.verify import Comparison, Inputs, Outputs
+    from atccheck.verify import Inputs
 
 # the public names of ``atccheck.fixer`` (the data classes live in atccheck.fix_outcome)
 __all__ = [
@@ -144,139 +138,6 @@ def read_weights(loaded: Any, source: "str | os.PathLike[str] | onnx.ModelProto"
     return model
 
 
-# --------------------------------------------------------------------------- verification jobs
-
-
-@dataclass
-class _Verdict:
-    ok: bool
-    kind: str | None = None  # PROVED / TESTED / UNVERIFIED / DISABLED
-    reason: str | None = None
-    comparison: "Comparison | None" = None
-    cumulative: "Comparison | None" = None  # against the original
-    outputs: "list[Outputs] | None" = None
-    data: bytes | None = None  # the serialization onnxruntime ran, reused to write the output
-    original: "list[Outputs] | None" = None  # outputs of the original (or of a model proved equal to it)
-    proved_chain: bool = True  # every step up to here was proved structurally
-
-
-@dataclass
-class _Reference:
-    outputs: "list[Outputs] | None"
-    error: str | None
-    checker_error: str | None
-
-
-@dataclass
-class _State:
-    serial: int
-    model: "onnx.ModelProto"
-    report: Report
-    parent: "_State | None" = None
-    step: PassOutcome | None = None
-    pass_cls: type[FixPass] | None = None
-    job: "Future[_Verdict] | None" = None
-    # the serialization the worker made for onnxruntime (None when it made none), as soon as it
-    # exists: the output can be staged from it while the run is still going
-    serialized: "Future[bytes | None]" = field(default_factory=Future)
-
-
-class _Verifier:
-    """One worker thread that checks each step in order while the pipeline goes on."""
-
-    def __init__(self, inputs: "Inputs | None", enabled: bool, unavailable: str | None = None) -> None:
-        self.inputs = inputs
-        self.enabled = enabled
-        self.unavailable = unavailable  # why no inputs could be made, if so
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify")
-        self.reference: "Future[_Reference] | None" = None
-
-    def start_reference(self, model: "onnx.ModelProto", path: Path | None, has_external: bool) -> None:
-        self.reference = self.pool.submit(self._reference, model, path, has_external)
-
-    def _reference(self, model: "onnx.ModelProto", path: Path | None, has_external: bool) -> _Reference:
-        from atccheck.verify import ModelSource, RunError, check_graph, one_line, run_model
-
-        checker_error = check_graph(model)
-        if not self.enabled:
-            return _Reference(None, "disabled", checker_error)
-        if self.inputs is None:
-            return _Reference(None, self.unavailable, checker_error)
-        try:
-            source = ModelSource(path=path) if path is not None else ModelSource(model)
-            outputs = run_model(source, self.inputs)
-            source.release()
-        except RunError as exc:
-            return _Reference(None, str(exc), checker_error)
-        except Exception as exc:  # anything else onnxruntime or numpy raise
-            return _Reference(None, one_line(exc), checker_error)
-        return _Reference(outputs, None, checker_error)
-
-    def submit(self, state: _State) -> "Future[_Verdict]":
-        return self.pool.submit(self._verify, state)
-
-    def _verify(self, state: _State) -> _Verdict:
-        try:
-            return self._verify_unguarded(state)
-        except Exception as exc:  # a bug in verification must not pass a step
-            from atccheck.verify import one_line
-
-            return _Verdict(False, reason=f"verification raised {type(exc).__name__}: {one_line(exc)}")
-        finally:
-            if not state.serialized.done():
-                state.serialized.set_result(None)
-
-    def _verify_unguarded(self, state: _State) -> _Verdict:
-        from atccheck.verify import ModelSource, RunError, check_graph, compare, run_model, same_computation
-
-        assert self.reference is not None and state.parent is not None and state.pass_cls is not None
-        reference = self.reference.result()
-        parent = state.parent
-        parent_verdict = parent.job.result() if parent.job is not None else None
-        if parent_verdict is not None and not parent_verdict.ok:
-            return _Verdict(False, reason="the step before it was rolled back")
-        checker_error = check_graph(state.model)
-        if checker_error is not None and checker_error != reference.checker_error:
-            return _Verdict(False, reason=f"onnx.checker rejects the result: {checker_error}")
-        parent_outputs = parent_verdict.outputs if parent_verdict is not None else reference.outputs
-        original = parent_verdict.original if parent_verdict is not None else reference.outputs
-        proved_chain = parent_verdict.proved_chain if parent_verdict is not None else True
-        if same_computation(parent.model, state.model, self.inputs.sets if self.inputs is not None else []):
-            return _Verdict(True, PROVED, outputs=parent_outputs, original=original, proved_chain=proved_chain,
-                            cumulative=parent_verdict.cumulative if parent_verdict is not None else None)
-        if not self.enabled:
-            return _Verdict(True, DISABLED, reason="--no-verify", proved_chain=False)
-        if parent_outputs is None and proved_chain and self.inputs is not None:
-            # onnxruntime refused the original (two nodes with one name, say), but every step so far
-            # was proved to compute the same: the model before this step stands in for it.
-            try:
-                parent_outputs = original = run_model(ModelSource(parent.model), self.inputs)
-            except RunError:
-                parent_outputs = None
-        if parent_outputs is None or original is None or self.inputs is None:
-            return _Verdict(True, UNVERIFIED, reason=reference.error, proved_chain=False)
-        source = ModelSource(state.model)
-        state.serialized.set_result(source.data)
-        try:
-            outputs = run_model(source, self.inputs)
-        except RunError as exc:
-            source.release()
-            return _Verdict(False, reason=str(exc))
-        cls = state.pass_cls
-        comparison = compare(parent_outputs, outputs, cls.tolerance, cls.rtol)
-        cumulative = compare(original, outputs, math.inf, math.inf)
-        if parent_verdict is not None:
-            parent_verdict.data = None  # only the newest serialization may be written
-        data = source.data
-        source.release()
-        if not comparison.ok:
-            return _Verdict(False, TESTED, comparison.reason, comparison, cumulative)
-        return _Verdict(True, TESTED, None, comparison, cumulative, outputs, data, original, proved_chain=False)
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
 # --------------------------------------------------------------------------- the pipeline
 
 
@@ -288,7 +149,7 @@ class _Pipeline:
         user_shapes: Mapping[str, tuple[int, ...]],
         unsafe: bool,
         options: Mapping[str, Any],
-        verifier: _Verifier,
+        verifier: Verifier,
     ) -> None:
         self.passes = list(passes)
         self.target = target
@@ -306,11 +167,11 @@ class _Pipeline:
 
         return check_prepared(prepare(model), self.target)
 
-    def new_state(self, model: "onnx.ModelProto", report: Report, **kw: Any) -> _State:
+    def new_state(self, model: "onnx.ModelProto", report: Report, **kw: Any) -> State:
         self.serial += 1
-        return _State(self.serial, model, report, **kw)
+        return State(self.serial, model, report, **kw)
 
-    def run(self, start: _State, before_settling: "Callable[[_State], None] | None" = None) -> _State:
+    def run(self, start: State, before_settling: "Callable[[State], None] | None" = None) -> State:
         """Run passes from ``start`` until settled, replaying after a rolled-back step.
 
         ``before_settling`` gets each candidate final state before its verification is awaited
@@ -328,7 +189,7 @@ class _Pipeline:
             assert failing.parent is not None
             state = failing.parent
 
-    def _rounds(self, state: _State) -> _State:
+    def _rounds(self, state: State) -> State:
         for round_no in range(1, MAX_ROUNDS + 1):
             changed = False
             for cls in self.passes:
@@ -361,7 +222,7 @@ class _Pipeline:
                 break
         return state
 
-    def _step(self, instance: FixPass, state: _State, round_no: int) -> _State:
+    def _step(self, instance: FixPass, state: State, round_no: int) -> State:
         import onnx
 
         cls = type(instance)
@@ -413,21 +274,21 @@ class _Pipeline:
         self.last_run[cls.name] = new.serial
         return new
 
-    def _first_failure(self, state: _State) -> _State | None:
-        chain: list[_State] = []
-        node: _State | None = state
+    def _first_failure(self, state: State) -> State | None:
+        chain: list[State] = []
+        node: State | None = state
         while node is not None and node.job is not None:
             chain.append(node)
             node = node.parent
         for item in reversed(chain):
             assert item.job is not None and item.step is not None
             verdict = item.job.result()
-            _record_verdict(item.step, verdict)
+            record_verdict(item.step, verdict)
             if not verdict.ok:
                 return item
         return None
 
-    def _revert(self, failing: _State) -> None:
+    def _revert(self, failing: State) -> None:
         record = failing.step
         assert record is not None and failing.pass_cls is not None
         verdict = failing.job.result() if failing.job is not None else None
@@ -477,15 +338,6 @@ def _graph_problem(model: "onnx.ModelProto") -> str | None:
         return None
 
     return walk(model.graph, set())
-
-
-def _record_verdict(record: PassOutcome, verdict: _Verdict) -> None:
-    record.verification = verdict.kind
-    if verdict.comparison is not None:
-        record.max_abs_error = verdict.comparison.max_abs
-        record.max_rel_error = verdict.comparison.max_rel
-    elif verdict.kind == PROVED:
-        record.max_abs_error = record.max_rel_error = 0.0
 
 
 def _finding_delta(before: Report, after: Report) -> tuple[dict[str, int], dict[str, int]]:
@@ -548,7 +400,7 @@ def _relevant_notes(finding: Finding, run: PassOutcome) -> list[str]:
 
 
 def _skipped_records(
-    records: list[PassOutcome], passes: Sequence[type[FixPass]], states: Sequence[_State]
+    records: list[PassOutcome], passes: Sequence[type[FixPass]], states: Sequence[State]
 ) -> list[PassOutcome]:
     """A 'skipped' entry for every pass that never ran, saying why."""
     ran = {r.name for r in records}
@@ -677,7 +529,7 @@ def fix(
     except RunError as exc:
         feed, unavailable = None, str(exc)
 
-    verifier = _Verifier(feed, verify, unavailable)
+    verifier = Verifier(feed, verify, unavailable)
     staged = _Staging(out, None if loaded.external else _inline_limit(options), durable=in_place)
     # onnxruntime reads a self-contained file itself: start the reference run at once, beside the
     # check; otherwise it needs the weights read in first
@@ -702,7 +554,7 @@ def fix(
         verifier.close()
 
     chain = []
-    node: _State | None = final
+    node: State | None = final
     while node is not None:
         chain.append(node)
         node = node.parent
@@ -710,7 +562,7 @@ def fix(
     records = pipeline.records + _skipped_records(pipeline.records, pipeline.passes, chain)
     records.sort(key=lambda r: (r.status is PassStatus.SKIPPED, r.round or 0, ORDER.index(r.stage), r.name))
 
-    verification = _summarize(verify, reference, chain, feed.describe() if feed is not None else [])
+    verification = summarize(verify, reference, chain, feed.describe() if feed is not None else [])
     after = final.report.filtered(final.report.findings)
     after.model = str(out) if out is not None else before.model
     remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe_fixes)) for f in after.findings]
@@ -762,7 +614,7 @@ class _Staging:
         self.path = out.with_name(f".{out.name}.{os.getpid()}.staged") if out is not None else None
         self.serial: int | None = None
 
-    def stage(self, state: _State) -> None:
+    def stage(self, state: State) -> None:
         from atccheck.fileio import atomic_write_bytes
         from atccheck.verify import approx_size
 
@@ -777,7 +629,7 @@ class _Staging:
         atomic_write_bytes(self.path, data, durable=self.durable)
         self.serial = state.serial
 
-    def commit(self, final: _State) -> bool:
+    def commit(self, final: State) -> bool:
         if self.path is None or self.serial != final.serial or self.out is None:
             self.discard()
             return False
@@ -798,30 +650,6 @@ def _inline_limit(options: Mapping[str, Any] | None) -> int:
     from atccheck.verify import INLINE_LIMIT
 
     return int((options or {}).get("external_data_bytes", INLINE_LIMIT))
-
-
-def _summarize(enabled: bool, reference: _Reference | None, chain: Sequence[_State], inputs: list[str]) -> Verification:
-    checker = reference.checker_error if reference is not None else None
-    steps = [s for s in chain if s.job is not None]
-    if not steps:
-        return Verification("unchanged", "no pass changed the model", inputs, original_checker=checker)
-    verdicts = [s.job.result() for s in steps if s.job is not None]
-    last_tested = next((v for v in reversed(verdicts) if v.cumulative is not None), None)
-    max_abs = last_tested.cumulative.max_abs if last_tested is not None and last_tested.cumulative else None
-    max_rel = last_tested.cumulative.max_rel if last_tested is not None and last_tested.cumulative else None
-    if all(v.kind == PROVED for v in verdicts):
-        return Verification("verified", "every change was proved structurally (same nodes and weights)", inputs,
-                            0.0, 0.0, checker)
-    if not enabled:
-        return Verification("disabled", "--no-verify: only onnx.checker ran", [], original_checker=checker)
-    if any(v.kind == UNVERIFIED for v in verdicts) or reference is None:
-        why = reference.error if reference is not None else "no reference outputs"
-        return Verification("unverified", f"onnxruntime could not run the original model, so outputs were not "
-                                          f"compared ({why}); onnx.checker passed every step. Give --input-shape "
-                                          "or --inputs with sizes the model accepts to compare outputs", inputs,
-                            original_checker=checker)
-    return Verification("verified", None, inputs, max_abs if max_abs is not None else 0.0,
-                        max_rel if max_rel is not None else 0.0, checker)
 
 
 def _input_dims(model: "onnx.ModelProto") -> dict[str, list[int | str | None]]:

@@ -1,0 +1,192 @@
+"""Verifying the steps of ``atccheck fix``, on a worker thread while the next passes run.
+
+Each applied pass makes a :class:`State` (the model after it, its report, its parent). The
+:class:`Verifier` checks each state against its parent in order: ``onnx.checker`` full check,
+then a structural proof (only names and shape annotations changed) or onnxruntime outputs
+against the model before the step, within the pass's tolerance. The reference run of the
+original model starts first, beside the first check. :func:`summarize` turns the verdicts of
+the final chain into the outcome's :class:`~atccheck.fix_outcome.Verification`.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from atccheck.fix_outcome import DISABLED, PROVED, TESTED, UNVERIFIED, PassOutcome, Verification
+from atccheck.passes.base import FixPass
+from atccheck.report import Report
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+    from atccheck.verify import Comparison, Inputs, Outputs
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    kind: str | None = None  # PROVED / TESTED / UNVERIFIED / DISABLED
+    reason: str | None = None
+    comparison: "Comparison | None" = None
+    cumulative: "Comparison | None" = None  # against the original
+    outputs: "list[Outputs] | None" = None
+    data: bytes | None = None  # the serialization onnxruntime ran, reused to write the output
+    original: "list[Outputs] | None" = None  # outputs of the original (or of a model proved equal to it)
+    proved_chain: bool = True  # every step up to here was proved structurally
+
+
+@dataclass
+class Reference:
+    outputs: "list[Outputs] | None"
+    error: str | None
+    checker_error: str | None
+
+
+@dataclass
+class State:
+    serial: int
+    model: "onnx.ModelProto"
+    report: Report
+    parent: "State | None" = None
+    step: PassOutcome | None = None
+    pass_cls: type[FixPass] | None = None
+    job: "Future[Verdict] | None" = None
+    # the serialization the worker made for onnxruntime (None when it made none), as soon as it
+    # exists: the output can be staged from it while the run is still going
+    serialized: "Future[bytes | None]" = field(default_factory=Future)
+
+
+class Verifier:
+    """One worker thread that checks each step in order while the pipeline goes on."""
+
+    def __init__(self, inputs: "Inputs | None", enabled: bool, unavailable: str | None = None) -> None:
+        self.inputs = inputs
+        self.enabled = enabled
+        self.unavailable = unavailable  # why no inputs could be made, if so
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify")
+        self.reference: "Future[Reference] | None" = None
+
+    def start_reference(self, model: "onnx.ModelProto", path: Path | None, has_external: bool) -> None:
+        self.reference = self.pool.submit(self._reference, model, path, has_external)
+
+    def _reference(self, model: "onnx.ModelProto", path: Path | None, has_external: bool) -> Reference:
+        from atccheck.verify import ModelSource, RunError, check_graph, one_line, run_model
+
+        checker_error = check_graph(model)
+        if not self.enabled:
+            return Reference(None, "disabled", checker_error)
+        if self.inputs is None:
+            return Reference(None, self.unavailable, checker_error)
+        try:
+            source = ModelSource(path=path) if path is not None else ModelSource(model)
+            outputs = run_model(source, self.inputs)
+            source.release()
+        except RunError as exc:
+            return Reference(None, str(exc), checker_error)
+        except Exception as exc:  # anything else onnxruntime or numpy raise
+            return Reference(None, one_line(exc), checker_error)
+        return Reference(outputs, None, checker_error)
+
+    def submit(self, state: State) -> "Future[Verdict]":
+        return self.pool.submit(self._verify, state)
+
+    def _verify(self, state: State) -> Verdict:
+        try:
+            return self._verify_unguarded(state)
+        except Exception as exc:  # a bug in verification must not pass a step
+            from atccheck.verify import one_line
+
+            return Verdict(False, reason=f"verification raised {type(exc).__name__}: {one_line(exc)}")
+        finally:
+            if not state.serialized.done():
+                state.serialized.set_result(None)
+
+    def _verify_unguarded(self, state: State) -> Verdict:
+        from atccheck.verify import ModelSource, RunError, check_graph, compare, run_model, same_computation
+
+        assert self.reference is not None and state.parent is not None and state.pass_cls is not None
+        reference = self.reference.result()
+        parent = state.parent
+        parent_verdict = parent.job.result() if parent.job is not None else None
+        if parent_verdict is not None and not parent_verdict.ok:
+            return Verdict(False, reason="the step before it was rolled back")
+        checker_error = check_graph(state.model)
+        if checker_error is not None and checker_error != reference.checker_error:
+            return Verdict(False, reason=f"onnx.checker rejects the result: {checker_error}")
+        parent_outputs = parent_verdict.outputs if parent_verdict is not None else reference.outputs
+        original = parent_verdict.original if parent_verdict is not None else reference.outputs
+        proved_chain = parent_verdict.proved_chain if parent_verdict is not None else True
+        if same_computation(parent.model, state.model, self.inputs.sets if self.inputs is not None else []):
+            return Verdict(True, PROVED, outputs=parent_outputs, original=original, proved_chain=proved_chain,
+                            cumulative=parent_verdict.cumulative if parent_verdict is not None else None)
+        if not self.enabled:
+            return Verdict(True, DISABLED, reason="--no-verify", proved_chain=False)
+        if parent_outputs is None and proved_chain and self.inputs is not None:
+            # onnxruntime refused the original (two nodes with one name, say), but every step so far
+            # was proved to compute the same: the model before this step stands in for it.
+            try:
+                parent_outputs = original = run_model(ModelSource(parent.model), self.inputs)
+            except RunError:
+                parent_outputs = None
+        if parent_outputs is None or original is None or self.inputs is None:
+            return Verdict(True, UNVERIFIED, reason=reference.error, proved_chain=False)
+        source = ModelSource(state.model)
+        state.serialized.set_result(source.data)
+        try:
+            outputs = run_model(source, self.inputs)
+        except RunError as exc:
+            source.release()
+            return Verdict(False, reason=str(exc))
+        cls = state.pass_cls
+        comparison = compare(parent_outputs, outputs, cls.tolerance, cls.rtol)
+        cumulative = compare(original, outputs, math.inf, math.inf)
+        if parent_verdict is not None:
+            parent_verdict.data = None  # only the newest serialization may be written
+        data = source.data
+        source.release()
+        if not comparison.ok:
+            return Verdict(False, TESTED, comparison.reason, comparison, cumulative)
+        return Verdict(True, TESTED, None, comparison, cumulative, outputs, data, original, proved_chain=False)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def record_verdict(record: PassOutcome, verdict: Verdict) -> None:
+    """Copy how a step was verified, and its errors, onto its pass's report entry."""
+    record.verification = verdict.kind
+    if verdict.comparison is not None:
+        record.max_abs_error = verdict.comparison.max_abs
+        record.max_rel_error = verdict.comparison.max_rel
+    elif verdict.kind == PROVED:
+        record.max_abs_error = record.max_rel_error = 0.0
+
+
+def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State], inputs: list[str]) -> Verification:
+    """How the final model (the last of ``chain``, oldest first) was shown to compute what the input did."""
+    checker = reference.checker_error if reference is not None else None
+    steps = [s for s in chain if s.job is not None]
+    if not steps:
+        return Verification("unchanged", "no pass changed the model", inputs, original_checker=checker)
+    verdicts = [s.job.result() for s in steps if s.job is not None]
+    last_tested = next((v for v in reversed(verdicts) if v.cumulative is not None), None)
+    max_abs = last_tested.cumulative.max_abs if last_tested is not None and last_tested.cumulative else None
+    max_rel = last_tested.cumulative.max_rel if last_tested is not None and last_tested.cumulative else None
+    if all(v.kind == PROVED for v in verdicts):
+        return Verification("verified", "every change was proved structurally (same nodes and weights)", inputs,
+                            0.0, 0.0, checker)
+    if not enabled:
+        return Verification("disabled", "--no-verify: only onnx.checker ran", [], original_checker=checker)
+    if any(v.kind == UNVERIFIED for v in verdicts) or reference is None:
+        why = reference.error if reference is not None else "no reference outputs"
+        return Verification("unverified", f"onnxruntime could not run the original model, so outputs were not "
+                                          f"compared ({why}); onnx.checker passed every step. Give --input-shape "
+                                          "or --inputs with sizes the model accepts to compare outputs", inputs,
+                            original_checker=checker)
+    return Verification("verified", None, inputs, max_abs if max_abs is not None else 0.0,
+                        max_rel if max_rel is not None else 0.0, checker)
+
