@@ -24,12 +24,11 @@ Nothing here prints or exits: :func:`fix` returns a :class:`FixOutcome`.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from atccheck.errors import AtcCheckError, InputError, UsageError
+from atccheck.errors import AtcCheckError, InputError
 from atccheck.findings import Finding, FixSuggestion
 from atccheck.fix_outcome import (
     SCHEMA_VERSION,
@@ -39,6 +38,7 @@ from atccheck.fix_outcome import (
     RemainingFinding,
     Verification,
 )
+from atccheck.fix_output import Staging, default_output, inline_limit, resolve_output, write_model
 from atccheck.fix_verification import State, Verifier, record_verdict, summarize
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
@@ -66,35 +66,10 @@ __all__ = [
     "read_weights",
 ]
 
-OUTPUT_SUFFIX = ".atc.onnx"
 MAX_ROUNDS = 3
-EXTERNAL_DATA_THRESHOLD = 1024  # tensors above this many bytes go to the data file
 
 
 # --------------------------------------------------------------------------- loading
-
-
-def default_output(path: Path) -> Path:
-    name = path.name[: -len(".onnx")] if path.name.endswith(".onnx") else path.name
-    return path.with_name(name + OUTPUT_SUFFIX)
-
-
-def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None", in_place: bool) -> Path | None:
-    """Where the result goes: ``-o``, the input itself with ``--in-place``, else MODEL.atc.onnx."""
-    if in_place:
-        if source is None:
-            raise UsageError("--in-place needs a model file")
-        if output is not None and Path(output).resolve() != source.resolve():
-            raise UsageError("--in-place and -o name different files; give one of them")
-        return source
-    if output is not None:
-        out = Path(output)
-        if source is not None and out.resolve() == source.resolve():
-            raise UsageError(f"-o {out} is the input model; fix never overwrites its input unless --in-place is given")
-        if out.is_dir():
-            raise UsageError(f"-o {out} is a directory; give a file name")
-        return out
-    return default_output(source) if source is not None else None
 
 
 def read_weights(loaded: Any, source: "str | os.PathLike[str] | onnx.ModelProto") -> "onnx.ModelProto":
@@ -424,54 +399,6 @@ def _ordered(passes: Sequence[type[FixPass]]) -> list[type[FixPass]]:
     return sorted(passes, key=lambda p: (ORDER.index(p.stage), p.name))
 
 
-# --------------------------------------------------------------------------- writing
-
-
-def _write(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None, durable: bool) -> str | None:
-    """Write the model atomically; with external data, the data file first. Returns the data file name.
-
-    ``durable`` (replacing the user's own file) also flushes every file to disk before its rename.
-    """
-    from atccheck.fileio import atomic_write_bytes
-
-    if not external:
-        atomic_write_bytes(out, data if data is not None else model.SerializeToString(), durable=durable)
-        return None
-    import onnx
-
-    from atccheck.model.loading import load_model
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    location = out.name + ".data"
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        onnx.external_data_helper.convert_model_to_external_data(
-            model, all_tensors_to_one_file=True, location=location, size_threshold=EXTERNAL_DATA_THRESHOLD,
-            convert_attribute=False)
-        onnx.external_data_helper.write_external_data_tensors(model, str(tmp))
-        staged = tmp / location
-        wrote_data = staged.exists()  # no tensor above the threshold: nothing goes out
-        if wrote_data:
-            if durable:
-                with open(staged, "rb+") as handle:
-                    os.fsync(handle.fileno())
-            os.replace(staged, out.parent / location)
-        atomic_write_bytes(out, model.SerializeToString(), durable=durable)
-    finally:
-        for leftover in tmp.glob("*"):
-            leftover.unlink()
-        tmp.rmdir()
-    # the output must load from where it is: locations valid, data long enough, checker happy
-    written = load_model(out)
-    size = (out.parent / location).stat().st_size if (out.parent / location).exists() else 0
-    for ext in written.external:
-        end = (ext.offset or 0) + (ext.length if ext.length is not None else ext.nbytes)
-        if end > size:
-            raise InputError(str(out), f"written external data '{location}' is shorter than tensor '{ext.name}' needs")
-    onnx.checker.check_model(str(out))
-    return location if wrote_data else None
-
-
 # --------------------------------------------------------------------------- fix
 
 
@@ -530,7 +457,7 @@ def fix(
         feed, unavailable = None, str(exc)
 
     verifier = Verifier(feed, verify, unavailable)
-    staged = _Staging(out, None if loaded.external else _inline_limit(options), durable=in_place)
+    staged = Staging(out, None if loaded.external else inline_limit(options), durable=in_place)
     # onnxruntime reads a self-contained file itself: start the reference run at once, beside the
     # check; otherwise it needs the weights read in first
     early = loaded.path is not None and not loaded.external
@@ -573,9 +500,9 @@ def fix(
     if out is not None and staged.commit(final):
         written = True
     elif out is not None:
-        needs_external = bool(loaded.external) or approx_size(final_model) >= _inline_limit(options)
+        needs_external = bool(loaded.external) or approx_size(final_model) >= inline_limit(options)
         data = final_verdict.data if final_verdict is not None and final is not start else None
-        external = _write(final_model, out, needs_external, data, durable=in_place)
+        external = write_model(final_model, out, needs_external, data, durable=in_place)
         written = True
 
     command, command_error = _atc_command(final_model, out, target)
@@ -597,59 +524,6 @@ def fix(
         atc_command_error=command_error,
         seconds=time.perf_counter() - started,
     )
-
-
-class _Staging:
-    """The output written to a hidden file beside its target while the last step is verified.
-
-    ``stage`` writes the candidate final model (from the worker's serialization when there is
-    one); ``commit`` renames it into place if it is the settled final model; anything else
-    removes it. Models that need external data are not staged (they are written after).
-    """
-
-    def __init__(self, out: Path | None, inline_limit: int | None, durable: bool) -> None:
-        self.out = out
-        self.durable = durable
-        self.limit = inline_limit
-        self.path = out.with_name(f".{out.name}.{os.getpid()}.staged") if out is not None else None
-        self.serial: int | None = None
-
-    def stage(self, state: State) -> None:
-        from atccheck.fileio import atomic_write_bytes
-        from atccheck.verify import approx_size
-
-        self.discard()
-        if self.path is None or self.limit is None:
-            return
-        data = state.serialized.result() if state.job is not None else None
-        if data is None:
-            if approx_size(state.model) >= self.limit:
-                return
-            data = state.model.SerializeToString()
-        atomic_write_bytes(self.path, data, durable=self.durable)
-        self.serial = state.serial
-
-    def commit(self, final: State) -> bool:
-        if self.path is None or self.serial != final.serial or self.out is None:
-            self.discard()
-            return False
-        os.replace(self.path, self.out)
-        self.serial = None
-        return True
-
-    def discard(self) -> None:
-        if self.path is not None and self.serial is not None:
-            try:
-                self.path.unlink()
-            except FileNotFoundError:
-                pass
-        self.serial = None
-
-
-def _inline_limit(options: Mapping[str, Any] | None) -> int:
-    from atccheck.verify import INLINE_LIMIT
-
-    return int((options or {}).get("external_data_bytes", INLINE_LIMIT))
 
 
 def _input_dims(model: "onnx.ModelProto") -> dict[str, list[int | str | None]]:

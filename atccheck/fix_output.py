@@ -1,0 +1,147 @@
+"""Where the result of ``atccheck fix`` goes, and writing it there so it is never half-written.
+
+The output path comes from ``-o``, ``--in-place`` or the default ``MODEL.atc.onnx``
+(:func:`resolve_output`; fix never overwrites its input without ``--in-place``). A model
+that fits in one file is staged beside its target while the last step is still verified
+(:class:`Staging`) and renamed into place once it is settled; otherwise :func:`write_model`
+writes it atomically, the external data file first, and loads the result back to prove it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from atccheck.errors import InputError, UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+    from atccheck.fix_verification import State
+
+OUTPUT_SUFFIX = ".atc.onnx"
+EXTERNAL_DATA_THRESHOLD = 1024  # tensors above this many bytes go to the data file
+
+
+def default_output(path: Path) -> Path:
+    name = path.name[: -len(".onnx")] if path.name.endswith(".onnx") else path.name
+    return path.with_name(name + OUTPUT_SUFFIX)
+
+
+def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None", in_place: bool) -> Path | None:
+    """Where the result goes: ``-o``, the input itself with ``--in-place``, else MODEL.atc.onnx."""
+    if in_place:
+        if source is None:
+            raise UsageError("--in-place needs a model file")
+        if output is not None and Path(output).resolve() != source.resolve():
+            raise UsageError("--in-place and -o name different files; give one of them")
+        return source
+    if output is not None:
+        out = Path(output)
+        if source is not None and out.resolve() == source.resolve():
+            raise UsageError(f"-o {out} is the input model; fix never overwrites its input unless --in-place is given")
+        if out.is_dir():
+            raise UsageError(f"-o {out} is a directory; give a file name")
+        return out
+    return default_output(source) if source is not None else None
+
+
+def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None, durable: bool) -> str | None:
+    """Write the model atomically; with external data, the data file first. Returns the data file name.
+
+    ``durable`` (replacing the user's own file) also flushes every file to disk before its rename.
+    """
+    from atccheck.fileio import atomic_write_bytes
+
+    if not external:
+        atomic_write_bytes(out, data if data is not None else model.SerializeToString(), durable=durable)
+        return None
+    import onnx
+
+    from atccheck.model.loading import load_model
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    location = out.name + ".data"
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        onnx.external_data_helper.convert_model_to_external_data(
+            model, all_tensors_to_one_file=True, location=location, size_threshold=EXTERNAL_DATA_THRESHOLD,
+            convert_attribute=False)
+        onnx.external_data_helper.write_external_data_tensors(model, str(tmp))
+        staged = tmp / location
+        wrote_data = staged.exists()  # no tensor above the threshold: nothing goes out
+        if wrote_data:
+            if durable:
+                with open(staged, "rb+") as handle:
+                    os.fsync(handle.fileno())
+            os.replace(staged, out.parent / location)
+        atomic_write_bytes(out, model.SerializeToString(), durable=durable)
+    finally:
+        for leftover in tmp.glob("*"):
+            leftover.unlink()
+        tmp.rmdir()
+    # the output must load from where it is: locations valid, data long enough, checker happy
+    written = load_model(out)
+    size = (out.parent / location).stat().st_size if (out.parent / location).exists() else 0
+    for ext in written.external:
+        end = (ext.offset or 0) + (ext.length if ext.length is not None else ext.nbytes)
+        if end > size:
+            raise InputError(str(out), f"written external data '{location}' is shorter than tensor '{ext.name}' needs")
+    onnx.checker.check_model(str(out))
+    return location if wrote_data else None
+
+
+class Staging:
+    """The output written to a hidden file beside its target while the last step is verified.
+
+    ``stage`` writes the candidate final model (from the worker's serialization when there is
+    one); ``commit`` renames it into place if it is the settled final model; anything else
+    removes it. Models that need external data are not staged (they are written after).
+    """
+
+    def __init__(self, out: Path | None, limit: int | None, durable: bool) -> None:
+        self.out = out
+        self.durable = durable
+        self.limit = limit  # the inline limit; None: nothing is staged (the input has external data)
+        self.path = out.with_name(f".{out.name}.{os.getpid()}.staged") if out is not None else None
+        self.serial: int | None = None
+
+    def stage(self, state: State) -> None:
+        from atccheck.fileio import atomic_write_bytes
+        from atccheck.verify import approx_size
+
+        self.discard()
+        if self.path is None or self.limit is None:
+            return
+        data = state.serialized.result() if state.job is not None else None
+        if data is None:
+            if approx_size(state.model) >= self.limit:
+                return
+            data = state.model.SerializeToString()
+        atomic_write_bytes(self.path, data, durable=self.durable)
+        self.serial = state.serial
+
+    def commit(self, final: State) -> bool:
+        if self.path is None or self.serial != final.serial or self.out is None:
+            self.discard()
+            return False
+        os.replace(self.path, self.out)
+        self.serial = None
+        return True
+
+    def discard(self) -> None:
+        if self.path is not None and self.serial is not None:
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+        self.serial = None
+
+
+def inline_limit(options: Mapping[str, Any] | None) -> int:
+    """The serialized size from which a model is written with external data (``external_data_bytes``)."""
+    from atccheck.verify import INLINE_LIMIT
+
+    return int((options or {}).get("external_data_bytes", INLINE_LIMIT))
