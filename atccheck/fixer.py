@@ -40,6 +40,7 @@ from atccheck.fix_outcome import (
 )
 from atccheck.fix_output import Staging, default_output, inline_limit, resolve_output, write_model
 from atccheck.fix_verification import State, Verifier, record_verdict, summarize
+from atccheck.model.loading import graph_problem
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target
@@ -228,7 +229,7 @@ class _Pipeline:
             if any(r.name == cls.name for r in self.records[:-1]):
                 self.records.pop()  # a re-run that found nothing new adds nothing to the report
             return state
-        problem = _graph_problem(result.model)
+        problem = graph_problem(result.model, in_order=True)  # before the rules walk it: no cycles
         if problem is not None:
             record.status = PassStatus.REVERTED
             record.reason = f"the result is not a valid graph: {problem}"
@@ -277,42 +278,6 @@ class _Pipeline:
         assert failing.parent is not None
         parent_serial = failing.parent.serial
         self.last_run = {k: v for k, v in self.last_run.items() if v <= parent_serial or k == failing.pass_cls.name}
-
-
-def _graph_problem(model: "onnx.ModelProto") -> str | None:
-    """Why the graph is not a valid dataflow graph in node order (used before defined, defined twice), or None.
-
-    Checked before the rules run on a rewrite: a cycle would send graph walks round forever.
-    """
-    import onnx
-
-    def walk(graph: "onnx.GraphProto", outer: set[str]) -> str | None:
-        defined = set(outer) | {i.name for i in graph.input} | {t.name for t in graph.initializer}
-        defined |= {t.values.name for t in graph.sparse_initializer}
-        produced: set[str] = set()
-        for node in graph.node:
-            label = node.name or node.op_type
-            for name in node.input:
-                if name and name not in defined:
-                    return f"node '{label}' reads '{name}' before anything defines it"
-            for attr in node.attribute:
-                subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else (
-                    list(attr.graphs) if attr.type == onnx.AttributeProto.GRAPHS else [])
-                for sub in subs:
-                    problem = walk(sub, defined)
-                    if problem:
-                        return problem
-            for name in node.output:
-                if name and name in produced:
-                    return f"'{name}' is written by two nodes"
-                produced.add(name)
-                defined.add(name)
-        for out in graph.output:
-            if out.name not in defined:
-                return f"output '{out.name}' is not produced"
-        return None
-
-    return walk(model.graph, set())
 
 
 def _finding_delta(before: Report, after: Report) -> tuple[dict[str, int], dict[str, int]]:

@@ -142,37 +142,61 @@ def validate_structure(model: "onnx.ModelProto", display: str) -> None:
         raise InputError(display, "not an ONNX model: it has no graph (ATC: E16004)")
     if not model.graph.node and not model.graph.output:
         raise InputError(display, "the graph is empty: no nodes and no outputs")
-    _check_defined(model.graph, set(), display)
+    problem = graph_problem(model, in_order=False)
+    if problem is not None:
+        raise InputError(display, f"invalid graph: {problem}")
 
 
-def _check_defined(graph: "onnx.GraphProto", outer: set[str], display: str) -> None:
+def graph_problem(model: "onnx.ModelProto", *, in_order: bool) -> str | None:
+    """Why the graph (subgraphs included) is not a valid dataflow graph, or None.
+
+    Every value a node reads must be defined: by a graph input, an initializer, a node, or the
+    graph around a subgraph; every graph output must be produced. With ``in_order`` (what the
+    fixer asks of a rewrite) values must be defined *before* the node that reads them and no
+    value may be written by two nodes; that order rules out cycles. Without it (what loading
+    asks: ONNX files are not always sorted) definitions count in any order, and a cycle check
+    follows, since a cycle would send every later graph walk round forever.
+    """
+    return _graph_problem(model.graph, set(), in_order)
+
+
+def _graph_problem(graph: "onnx.GraphProto", outer: set[str], in_order: bool) -> str | None:
     import onnx
 
-    known = set(outer)
-    known.update(i.name for i in graph.input)
-    known.update(t.name for t in graph.initializer)
-    known.update(t.values.name for t in graph.sparse_initializer)
-    for node in graph.node:
-        known.update(o for o in node.output if o)
+    defined = set(outer)
+    defined.update(i.name for i in graph.input)
+    defined.update(t.name for t in graph.initializer)
+    defined.update(t.values.name for t in graph.sparse_initializer)
+    if not in_order:
+        defined.update(o for node in graph.node for o in node.output if o)
+    produced: set[str] = set()
     for node in graph.node:
         for name in node.input:
-            if name and name not in known:
+            if name and name not in defined:
                 label = node.name or node.op_type
-                raise InputError(display, f"invalid graph: node '{label}' reads '{name}', which nothing defines")
+                return (f"node '{label}' reads '{name}' before anything defines it" if in_order
+                        else f"node '{label}' reads '{name}', which nothing defines")
         for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                _check_defined(attr.g, known, display)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for sub in attr.graphs:
-                    _check_defined(sub, known, display)
+            subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else (
+                attr.graphs if attr.type == onnx.AttributeProto.GRAPHS else [])
+            for sub in subs:
+                problem = _graph_problem(sub, defined, in_order)
+                if problem is not None:
+                    return problem
+        if in_order:
+            for name in node.output:
+                if name and name in produced:
+                    return f"'{name}' is written by two nodes"
+                produced.add(name)
+                defined.add(name)
     for out in graph.output:
-        if out.name not in known:
-            raise InputError(display, f"invalid graph: output '{out.name}' is not produced by any node")
-    _check_acyclic(graph, display)
+        if out.name not in defined:
+            return f"output '{out.name}' is not produced" + ("" if in_order else " by any node")
+    return None if in_order else _cycle_problem(graph)
 
 
-def _check_acyclic(graph: "onnx.GraphProto", display: str) -> None:
-    """ONNX graphs are acyclic; a cycle would make every later walk loop (Kahn's algorithm)."""
+def _cycle_problem(graph: "onnx.GraphProto") -> str | None:
+    """The first node (in node order) on or behind a cycle, or None (Kahn's algorithm)."""
     producer = {o: i for i, node in enumerate(graph.node) for o in node.output if o}
     consumers: dict[int, list[int]] = {}
     waiting = []
@@ -190,10 +214,10 @@ def _check_acyclic(graph: "onnx.GraphProto", display: str) -> None:
             waiting[c] -= 1
             if waiting[c] == 0:
                 ready.append(c)
-    if done < len(graph.node):
-        stuck = next(node for i, node in enumerate(graph.node) if waiting[i] > 0)
-        label = stuck.name or stuck.op_type
-        raise InputError(display, f"invalid graph: node '{label}' is part of a cycle")
+    if done == len(graph.node):
+        return None
+    stuck = next(node for i, node in enumerate(graph.node) if waiting[i] > 0)
+    return f"node '{stuck.name or stuck.op_type}' is part of a cycle"
 
 
 def load_model(source: "str | os.PathLike[str] | onnx.ModelProto") -> LoadedModel:
