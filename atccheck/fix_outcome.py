@@ -195,9 +195,14 @@ def _num(value: float | None) -> float | str | None:
 
 
 def _fixed_count(before: Report, after: Report) -> int:
+    return sum(finding_delta(before, after)[0].values())
+
+
+def finding_delta(before: Report, after: Report) -> tuple[dict[str, int], dict[str, int]]:
+    """Findings gone and findings new from one report to the next, counted by rule name."""
     from collections import Counter
 
     old = Counter(f.name for f in before.findings)
     new = Counter(f.name for f in after.findings)
-    return sum((old - new).values())
+    return dict(old - new), dict(new - old)
 

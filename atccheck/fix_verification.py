@@ -59,6 +59,16 @@ class State:
     # exists: the output can be staged from it while the run is still going
     serialized: "Future[bytes | None]" = field(default_factory=Future)
 
+    def lineage(self) -> list[State]:
+        """The states from the start of the pipeline up to this one, oldest first."""
+        chain: list[State] = []
+        node: State | None = self
+        while node is not None:
+            chain.append(node)
+            node = node.parent
+        chain.reverse()
+        return chain
+
 
 class Verifier:
     """One worker thread that checks each step in order while the pipeline goes on."""

@@ -37,10 +37,11 @@ from atccheck.fix_outcome import (
     PassStatus,
     RemainingFinding,
     Verification,
+    finding_delta,
 )
 from atccheck.fix_output import Staging, default_output, inline_limit, resolve_output, write_model
 from atccheck.fix_verification import State, Verifier, record_verdict, summarize
-from atccheck.model.loading import graph_problem
+from atccheck.model.loading import graph_problem, load_model
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target
@@ -177,17 +178,16 @@ class _Pipeline:
                 except Exception as exc:  # a broken pass must not stop the others
                     from atccheck.verify import one_line
 
-                    self.records.append(PassOutcome(cls.name, cls.stage, cls.safe, PassStatus.REVERTED, round_no,
-                                                    reason=f"deciding whether to run raised {type(exc).__name__}: "
-                                                    f"{one_line(exc)}"))
-                    self.excluded.add(cls.name)
+                    record = _outcome(cls, PassStatus.REVERTED, round_no)
+                    self.records.append(record)
+                    self._reject(record, f"deciding whether to run raised {type(exc).__name__}: {one_line(exc)}")
                     continue
                 if not wanted:
                     continue
                 if not cls.safe and not self.unsafe:
                     if not any(r.name == cls.name and r.status is PassStatus.SKIPPED for r in self.records):
-                        self.records.append(PassOutcome(
-                            cls.name, cls.stage, cls.safe, PassStatus.SKIPPED, round_no,
+                        self.records.append(_outcome(
+                            cls, PassStatus.SKIPPED, round_no,
                             reason="unsafe (changes numerics or relies on an assumption): run with --unsafe-fixes"))
                     continue
                 new = self._step(instance, state, round_no)
@@ -202,8 +202,8 @@ class _Pipeline:
         import onnx
 
         cls = type(instance)
-        record = PassOutcome(cls.name, cls.stage, cls.safe, PassStatus.UNCHANGED, round_no,
-                             nodes_before=state.report.node_count, tolerance=cls.tolerance, rtol=cls.rtol)
+        record = _outcome(cls, PassStatus.UNCHANGED, round_no, nodes_before=state.report.node_count,
+                          tolerance=cls.tolerance, rtol=cls.rtol)
         self.records.append(record)
         self.last_run[cls.name] = state.serial
         candidate = onnx.ModelProto()
@@ -219,9 +219,7 @@ class _Pipeline:
             from atccheck.verify import one_line
 
             record.seconds = time.perf_counter() - started
-            record.status = PassStatus.REVERTED
-            record.reason = f"the pass raised {type(exc).__name__}: {one_line(exc)}"
-            self.excluded.add(cls.name)
+            self._reject(record, f"the pass raised {type(exc).__name__}: {one_line(exc)}")
             return state
         record.seconds = time.perf_counter() - started
         record.notes = list(result.notes)
@@ -230,34 +228,26 @@ class _Pipeline:
                 self.records.pop()  # a re-run that found nothing new adds nothing to the report
             return state
         problem = graph_problem(result.model, in_order=True)  # before the rules walk it: no cycles
-        if problem is not None:
-            record.status = PassStatus.REVERTED
-            record.reason = f"the result is not a valid graph: {problem}"
-            self.excluded.add(cls.name)
-            return state
         try:
-            report = self.check(result.model)
+            report = self.check(result.model) if problem is None else None
         except AtcCheckError as exc:  # InputError: the rewrite left an invalid graph
-            record.status = PassStatus.REVERTED
-            record.reason = f"the result is not a valid graph: {exc}"
-            self.excluded.add(cls.name)
+            report, problem = None, str(exc)
+        if report is None:
+            self._reject(record, f"the result is not a valid graph: {problem}")
             return state
         record.status = PassStatus.APPLIED
         record.nodes_after = report.node_count
-        record.removed, record.added = _finding_delta(state.report, report)
+        record.removed, record.added = finding_delta(state.report, report)
         new = self.new_state(result.model, report, parent=state, step=record, pass_cls=cls)
         new.job = self.verifier.submit(new)
         self.last_run[cls.name] = new.serial
         return new
 
     def _first_failure(self, state: State) -> State | None:
-        chain: list[State] = []
-        node: State | None = state
-        while node is not None and node.job is not None:
-            chain.append(node)
-            node = node.parent
-        for item in reversed(chain):
-            assert item.job is not None and item.step is not None
+        for item in state.lineage():
+            if item.job is None:  # the start: nothing to verify
+                continue
+            assert item.step is not None
             verdict = item.job.result()
             record_verdict(item.step, verdict)
             if not verdict.ok:
@@ -268,10 +258,8 @@ class _Pipeline:
         record = failing.step
         assert record is not None and failing.pass_cls is not None
         verdict = failing.job.result() if failing.job is not None else None
-        record.status = PassStatus.REVERTED
-        record.reason = verdict.reason if verdict is not None else "verification failed"
+        self._reject(record, verdict.reason if verdict is not None else "verification failed")
         record.nodes_after = None
-        self.excluded.add(failing.pass_cls.name)
         # steps recorded after the failing one ran on a model that no longer exists
         index = self.records.index(record)
         self.records = self.records[: index + 1]
@@ -279,13 +267,16 @@ class _Pipeline:
         parent_serial = failing.parent.serial
         self.last_run = {k: v for k, v in self.last_run.items() if v <= parent_serial or k == failing.pass_cls.name}
 
+    def _reject(self, record: PassOutcome, reason: str) -> None:
+        """Report the pass as reverted, saying why; it does not run again."""
+        record.status = PassStatus.REVERTED
+        record.reason = reason
+        self.excluded.add(record.name)
 
-def _finding_delta(before: Report, after: Report) -> tuple[dict[str, int], dict[str, int]]:
-    from collections import Counter
 
-    old = Counter(f.name for f in before.findings)
-    new = Counter(f.name for f in after.findings)
-    return dict(old - new), dict(new - old)
+def _outcome(cls: type[FixPass], status: PassStatus, round_no: int | None, **kw: Any) -> PassOutcome:
+    """A report entry for one pass."""
+    return PassOutcome(cls.name, cls.stage, cls.safe, status, round_no, **kw)
 
 
 # --------------------------------------------------------------------------- remaining findings
@@ -356,7 +347,7 @@ def _skipped_records(
                 break
         reason = (f"its findings were removed by an earlier pass ({removed_by})" if removed_by
                   else "no finding calls for it")
-        out.append(PassOutcome(cls.name, cls.stage, cls.safe, PassStatus.SKIPPED, round=None, reason=reason))
+        out.append(_outcome(cls, PassStatus.SKIPPED, None, reason=reason))
     return out
 
 
@@ -395,7 +386,6 @@ def fix(
     import onnx
 
     from atccheck.engine import as_input_shapes, check_prepared, prepare
-    from atccheck.model.loading import load_model
     from atccheck.passes import all_passes
     from atccheck.passes.make_inputs_static import plan_static_shapes
     from atccheck.target import resolve_target
@@ -445,12 +435,7 @@ def fix(
     finally:
         verifier.close()
 
-    chain = []
-    node: State | None = final
-    while node is not None:
-        chain.append(node)
-        node = node.parent
-    chain.reverse()
+    chain = final.lineage()
     records = pipeline.records + _skipped_records(pipeline.records, pipeline.passes, chain)
     records.sort(key=lambda r: (r.status is PassStatus.SKIPPED, r.round or 0, ORDER.index(r.stage), r.name))
 
