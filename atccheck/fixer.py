@@ -7,6 +7,8 @@ The pipeline:
    which also fixes the shapes of the verification inputs.
 2. Run the passes in ``atccheck.passes.base.ORDER``, each only when a finding of the current
    model calls for it (unsafe passes only with ``unsafe_fixes``). A pass works on a copy.
+   Its result must be a valid graph in node order
+   (:func:`atccheck.model.loading.graph_problem`), else it is reverted at once.
    After each pass the rules run again on the result, which decides the next passes. Passes
    run again in a later round when a later pass changed the model (a decomposition can let
    ``convert-opset`` reach a lower opset), at most :data:`MAX_ROUNDS` rounds.
@@ -15,10 +17,13 @@ The pipeline:
    onnxruntime outputs against the model before the step, within the pass's tolerance. A
    step that fails (or a pass that raises) is rolled back, reported as reverted with its
    error, and the passes after it are replayed on the model before it.
+   (``atccheck/fix_verification.py``.)
 4. Write the result (atomically; external data beside it when the input had external data or
    the model is 2 GiB or more), check it again, and build the ``atc`` command line for it.
+   (Output paths, staging and writing: ``atccheck/fix_output.py``.)
 
-Nothing here prints or exits: :func:`fix` returns a :class:`FixOutcome`.
+Nothing here prints or exits: :func:`fix` returns a :class:`FixOutcome` (``atccheck/fix_outcome.py``;
+this module re-exports it with ``PassStatus`` and the other data classes).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ before and after). It declares which rule names it removes and whether it is exa
 :class:`PassResult`; returning ``modified=False`` means "nothing to do here".
 
 The pipeline (``atccheck/fixer.py``) runs only the passes whose rules fired, in ``ORDER``,
-then verifies every step: ``onnx.checker`` full check, onnxruntime outputs against the model
+then verifies every step (``atccheck/fix_verification.py``): ``onnx.checker`` full check, onnxruntime outputs against the model
 the pass was handed, and the rules again. A step that fails is rolled back. A step is
 accepted when every output element satisfies ``|new - old| <= tolerance + rtol * |old|``
 (integer and bool outputs must match exactly).
