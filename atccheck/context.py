@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Mapping
 
 from atccheck.findings import Location
-from atccheck.model.graph import GraphIndex, GraphNode, attribute_values
+from atccheck.model.graph import GraphIndex, GraphNode, attribute_values, node_reads
 from atccheck.model.loading import LoadedModel
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 from atccheck.tables import AscendMapping, Kernel, Registration, RegistryView, Tables, normalize_domain
@@ -108,21 +108,20 @@ class CheckContext:
 
     @cached_property
     def nx_graph(self) -> "networkx.DiGraph":
-        """Root-graph dataflow as a networkx DiGraph: nodes are node labels, edges carry tensor names."""
+        """Root-graph dataflow as a networkx DiGraph keyed by node position (names may repeat):
+        an edge runs from a producer to every root node reading its output, directly or from
+        inside a subgraph."""
         import networkx as nx
 
+        nodes = self.model.graph.node
+        produced_by = {name: index for index, node in enumerate(nodes) for name in node.output if name}
         graph = nx.DiGraph()
-        for gnode in self.graph.nodes:
-            if gnode.graph != "main":
-                continue
-            graph.add_node(gnode.label, op_type=gnode.op_type, index=gnode.index)
-        for gnode in self.graph.nodes:
-            if gnode.graph != "main":
-                continue
-            for name in gnode.node.input:
-                producer = self.graph.producer.get(name)
-                if producer is not None and producer.graph == "main":
-                    graph.add_edge(producer.label, gnode.label, tensor=name)
+        graph.add_nodes_from(range(len(nodes)))
+        for index, node in enumerate(nodes):
+            for name in node_reads(node):
+                producer = produced_by.get(name)
+                if producer is not None and producer != index:
+                    graph.add_edge(producer, index)
         return graph
 
 

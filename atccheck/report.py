@@ -63,9 +63,6 @@ class Report:
             counts[f.severity.value] += 1
         return counts
 
-    def worst(self) -> Severity | None:
-        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)
-
     def fails(self, fail_on: str = "error") -> bool:
         """Whether a finding reaches the --fail-on level ('never' never fails)."""
         if fail_on not in FAIL_ON:

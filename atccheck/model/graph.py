@@ -38,6 +38,49 @@ class GraphNode:
         return self.node.name or f"{self.node.op_type}_{self.index}"
 
 
+# --------------------------------------------------------------------------- subgraphs and scope
+
+
+def subgraphs(node: "onnx.NodeProto") -> Iterator["onnx.GraphProto"]:
+    """The graphs in a node's attributes (If branches, Loop and Scan bodies)."""
+    import onnx
+
+    for attr in node.attribute:
+        if attr.type == onnx.AttributeProto.GRAPH:
+            yield attr.g
+        elif attr.type == onnx.AttributeProto.GRAPHS:
+            yield from attr.graphs
+
+
+def outer_reads(node: "onnx.NodeProto") -> set[str]:
+    """Names the node's subgraphs use without defining them: its implicit inputs."""
+    reads: set[str] = set()
+    for graph in subgraphs(node):
+        reads |= _graph_outer_reads(graph)
+    return reads
+
+
+def _graph_outer_reads(graph: "onnx.GraphProto") -> set[str]:
+    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    reads: set[str] = {o.name for o in graph.output}
+    for node in graph.node:
+        defined.update(o for o in node.output if o)
+        reads.update(i for i in node.input if i)
+        reads |= outer_reads(node)
+    return reads - defined
+
+
+def node_reads(node: "onnx.NodeProto") -> list[str]:
+    """Explicit inputs (non-empty) followed by implicit outer-scope reads, without duplicates."""
+    names = [i for i in node.input if i]
+    seen = set(names)
+    for name in sorted(outer_reads(node)):
+        if name not in seen:
+            names.append(name)
+            seen.add(name)
+    return names
+
+
 def iter_nodes(graph: "onnx.GraphProto", path: str = ROOT_GRAPH) -> Iterator[GraphNode]:
     """Every node, depth first: a node, then the nodes of its subgraph attributes."""
     import onnx
@@ -90,20 +133,13 @@ class GraphIndex:
         self._collect_initializers(model.graph)
         self.graph_inputs = {i.name for i in model.graph.input}
         self._fold_memo: dict[object, dict[str, bool]] = {}
-        self.graph_outputs = [o.name for o in model.graph.output]
 
     def _collect_initializers(self, graph: "onnx.GraphProto") -> None:
-        import onnx
-
         for tensor in graph.initializer:
             self.initializers[tensor.name] = tensor
         for node in graph.node:
-            for attr in node.attribute:
-                if attr.type == onnx.AttributeProto.GRAPH:
-                    self._collect_initializers(attr.g)
-                elif attr.type == onnx.AttributeProto.GRAPHS:
-                    for sub in attr.graphs:
-                        self._collect_initializers(sub)
+            for sub in subgraphs(node):
+                self._collect_initializers(sub)
 
     @cached_property
     def real_inputs(self) -> list[str]:

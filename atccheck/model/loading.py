@@ -9,7 +9,7 @@ Anything that is not a usable ONNX model raises :class:`InputError` with one lin
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -36,7 +36,6 @@ class LoadedModel:
     path: Path | None = None
     file_size: int | None = None
     external: tuple[ExternalTensor, ...] = ()
-    notes: list[str] = field(default_factory=list)
 
     @property
     def display_name(self) -> str:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterator, Mapping, Union
+from typing import TYPE_CHECKING, Mapping, Union
 
 from atccheck.errors import UsageError
+from atccheck.model.graph import subgraphs
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -184,19 +185,13 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
 def _drop_symbolic_value_info(graph: "onnx.GraphProto") -> None:
     """Forget stored shapes with symbolic dims (subgraphs too), so inference recomputes them
     from the user's static input shapes instead of keeping the exporter's symbols."""
-    import onnx
-
     keep = [vi for vi in graph.value_info if (info := type_info(vi.type)) is None or info.is_static]
     if len(keep) != len(graph.value_info):
         del graph.value_info[:]
         graph.value_info.extend(keep)
     for node in graph.node:
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                _drop_symbolic_value_info(attr.g)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for sub in attr.graphs:
-                    _drop_symbolic_value_info(sub)
+        for sub in subgraphs(node):
+            _drop_symbolic_value_info(sub)
 
 
 def _set_dims(value_info: "onnx.ValueInfoProto", dims: tuple[int, ...]) -> None:
@@ -222,14 +217,12 @@ def _collect(graph: "onnx.GraphProto", out: dict[str, TensorInfo]) -> None:
     for tensor in graph.initializer:
         out.setdefault(tensor.name, TensorInfo(tensor.data_type, tuple(int(d) for d in tensor.dims)))
     for node in graph.node:
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                _collect(attr.g, out)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for sub in attr.graphs:
-                    _collect(sub, out)
-            elif node.op_type == "Constant" and attr.type == onnx.AttributeProto.TENSOR and node.output:
-                out.setdefault(node.output[0], TensorInfo(attr.t.data_type, tuple(int(d) for d in attr.t.dims)))
+        for sub in subgraphs(node):
+            _collect(sub, out)
+        if node.op_type == "Constant" and node.output:
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.TENSOR:
+                    out.setdefault(node.output[0], TensorInfo(attr.t.data_type, tuple(int(d) for d in attr.t.dims)))
 
 
 def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]] | None = None) -> ShapeIndex:
@@ -259,14 +252,3 @@ def _data_prop_safe(copy: "onnx.ModelProto") -> bool:
         if len(dims) == 1 and dims[0].dim_value > DATA_PROP_MAX_VECTOR:
             return False
     return True
-
-
-def symbolic_dims(index: ShapeIndex, names: list[str]) -> Iterator[tuple[str, int, Dim]]:
-    """(value, axis, dim) for every dim of the named values that is not a known size."""
-    for name in names:
-        info = index.get(name)
-        if info is None or info.shape is None:
-            continue
-        for axis, dim in enumerate(info.shape):
-            if not isinstance(dim, int):
-                yield name, axis, dim

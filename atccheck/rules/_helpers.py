@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from atccheck.context import CheckContext
-from atccheck.tables import Registration
 
 
 def unregistered_error(ctx: CheckContext) -> str:
@@ -26,8 +25,3 @@ def opsets_text(opsets: tuple[int, ...] | list[int]) -> str:
         if v is not None:
             start = prev = v
     return ", ".join(runs)
-
-
-def registration_source(reg: Registration) -> str:
-    return "; ".join(reg.source)
-

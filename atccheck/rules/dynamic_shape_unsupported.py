@@ -7,7 +7,7 @@ from typing import Iterable
 from atccheck import fix_catalog
 from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._scope import node_reads
+from atccheck.model.graph import node_reads
 from atccheck.rules.base import Rule, register
 from atccheck.tables import AI_ONNX
 

@@ -8,7 +8,7 @@ from typing import Iterable
 from atccheck.context import CheckContext
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.model.loading import element_size, iter_graph_tensors, tensor_nbytes
-from atccheck.rules._scope import node_reads
+from atccheck.model.graph import node_reads
 from atccheck.rules.base import Rule, register
 
 FLOAT32 = 1
@@ -120,18 +120,8 @@ def estimate_memory(ctx: CheckContext) -> Estimate | None:
     weights = sum(tensor_nbytes(t) for t in iter_graph_tensors(ctx.model.graph))
     fp16 = ctx.target.casts_fp32_to_fp16
     nodes = list(ctx.model.graph.node)
-    produced_by: dict[str, int] = {}
-    for index, node in enumerate(nodes):
-        for name in node.output:
-            if name:
-                produced_by[name] = index
     reads = [node_reads(node) for node in nodes]
-    graph = nx.DiGraph()
-    graph.add_nodes_from(range(len(nodes)))
-    for index, names in enumerate(reads):
-        for name in names:
-            if name in produced_by and produced_by[name] != index:
-                graph.add_edge(produced_by[name], index)
+    graph = ctx.nx_graph
     try:
         order = list(nx.lexicographical_topological_sort(graph))
     except nx.NetworkXUnfeasible:

@@ -94,10 +94,6 @@ class Registration:
     def mapping_at(self, opset: int) -> tuple[AscendMapping, ...]:
         return tuple(m for m in self.ascend if opset in m.opsets)
 
-    @property
-    def key_prefix(self) -> str:
-        return f"{self.domain}::"
-
 
 @dataclass(frozen=True)
 class RegistryView:
