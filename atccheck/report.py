@@ -100,11 +100,7 @@ class Report:
             "schema_version": SCHEMA_VERSION,
             "tool": {"name": "atccheck", "version": __version__},
             "model": self.model,
-            "target": {
-                "soc": self.target.soc.name,
-                "cann": self.target.profile.id,
-                "precision_mode": self.target.precision_mode,
-            },
+            "target": self.target.to_dict(),
             "summary": {**counts, "total": len(self.findings), "nodes": self.node_count},
             "opset_imports": [{"domain": d, "version": v} for d, v in self.opset_imports.items()],
             "input_shapes": {k: list(v) for k, v in self.input_shapes.items()},

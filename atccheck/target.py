@@ -50,6 +50,10 @@ class Target:
     def describe(self) -> str:
         return f"{self.soc.name}, CANN {self.profile.id}, {self.precision_mode}"
 
+    def to_dict(self) -> dict[str, str]:
+        """The ``target`` object of atccheck's JSON documents (check, fix, atc-precheck)."""
+        return {"soc": self.soc.name, "cann": self.profile.id, "precision_mode": self.precision_mode}
+
 
 def closest(word: str, choices: list[str], n: int = 3) -> list[str]:
     lowered = {c.lower(): c for c in choices}

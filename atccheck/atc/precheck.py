@@ -238,11 +238,7 @@ def precheck_document(report: "Report") -> dict[str, Any]:
         "schema": EXTRA_SCHEMA,
         "tool": {"name": "atccheck", "version": __version__},
         "model": report.model,
-        "target": {
-            "soc": report.target.soc.name,
-            "cann": report.target.profile.id,
-            "precision_mode": report.target.precision_mode,
-        },
+        "target": report.target.to_dict(),
         "atc_exit": "failed" if (result.fail or result.stop_error) else "success",
         "stopped": stopped,
         "notes": list(result.notes),
