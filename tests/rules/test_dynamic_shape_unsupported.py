@@ -123,7 +123,9 @@ def test_foldable_value_that_inference_misses_is_info_with_simplify():
     report = check(model, soc="Ascend310")
     found = findings(report)
     if report.context.is_static("y"):
-        pytest.skip("this onnx version infers the folded shape; nothing for the rule to report")
+        # an onnx release whose inference folds this itself leaves nothing to report
+        assert found == []
+        return
     assert [f.location.node for f in found] == ["reshape"]
     assert found[0].severity.value == "info"
     assert found[0].fix.pass_name == "simplify" and found[0].fix.safe is True
