@@ -12,7 +12,6 @@ between processes); in-process runs keep it when asked (``keep_context``).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Un
 from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
-    from atccheck.findings import Finding
     from atccheck.target import Target
 
 MODEL_SUFFIX = ".onnx"
@@ -132,54 +130,15 @@ def check_one(
 
 def _worker(
     model: str,
-    target_specs: tuple[tuple[str, str, str], ...],
+    targets: tuple["Target", ...],
     input_shapes: str | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     options: dict[str, Any] | None,
-) -> Any:
-    """Runs in a worker process; returns picklable data (findings hold read-only mappings)."""
-    from atccheck.target import resolve_target
-
-    targets = [resolve_target(*spec) for spec in target_specs]
-    outcome = check_one(model, targets, input_shapes=input_shapes, select=select, ignore=ignore, options=options, keep_context=False)
-    if isinstance(outcome, UncheckedModel):
-        return outcome
-    return [_pack(report) for report in outcome]
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
-    return value
-
-
-def _pack(report: Report) -> dict[str, Any]:
-    """The report as plain picklable data; the target travels as the caller's own object."""
-    fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)
-              if f.name not in ("findings", "target", "context")}
-    return {
-        "fields": fields,
-        "findings": [
-            (f.code, f.name, f.severity.value, f.message, f.location, f.hint,
-             (f.fix.pass_name, f.fix.safe, _plain(f.fix.params)), f.source, f.atc_error, _plain(f.data))
-            for f in report.findings
-        ],
-    }
-
-
-def _unpack(packed: dict[str, Any], target: "Target") -> Report:
-    from atccheck.findings import Finding, FixSuggestion, Severity
-
-    findings: list[Finding] = []
-    for code, name, severity, message, location, hint, fix, source, atc_error, data in packed["findings"]:
-        findings.append(Finding(code, name, Severity(severity), message, location, hint,
-                                FixSuggestion(*fix), source, atc_error, data))
-    return Report(target=target, findings=findings, **packed["fields"])
+) -> Outcome:
+    """Runs in a worker process; the reports travel back pickled, without their context."""
+    return check_one(model, targets, input_shapes=input_shapes, select=select, ignore=ignore, options=options,
+                     keep_context=False)
 
 
 # --------------------------------------------------------------------------- many models
@@ -237,21 +196,18 @@ def _check_parallel(
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    specs = tuple((t.soc.name, t.profile.id, t.precision_mode) for t in targets)
+    targets = tuple(targets)  # pickled to each worker with the rest of its arguments
     context = multiprocessing.get_context(START_METHOD)
     outcomes: dict[str, Outcome] = {}
     orphans: list[str] = []
 
-    def settle(model: str, result: Any) -> None:
-        if isinstance(result, UncheckedModel):
-            outcomes[model] = result
-        else:
-            outcomes[model] = [_unpack(packed, target) for packed, target in zip(result, targets)]
-        done(model, outcomes[model])
+    def settle(model: str, result: Outcome) -> None:
+        outcomes[model] = result
+        done(model, result)
 
     with ProcessPoolExecutor(max_workers=min(jobs, len(models)), mp_context=context) as pool:
         futures = {
-            pool.submit(_worker, model, specs, shapes_for(model), select, ignore, options): model
+            pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options): model
             for model in models
         }
         for future in as_completed(futures):
@@ -266,9 +222,9 @@ def _check_parallel(
     # its own, so only the model that really kills its process is reported.
     for model in sorted(orphans, key=list(models).index):
         with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            future = pool.submit(_worker, model, specs, shapes_for(model), select, ignore, options)
+            future = pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options)
             try:
-                result = future.result()
+                result: Outcome = future.result()
             except BrokenProcessPool:
                 result = UncheckedModel(model, "the checking process died (crash or out of memory in the ONNX parser)")
             except Exception as exc:

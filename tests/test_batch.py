@@ -115,9 +115,10 @@ def test_a_bug_in_one_model_does_not_stop_the_others(three_models, targets, monk
 
 
 def test_findings_cross_process_boundaries(three_models, targets):
-    (report,) = batch.check_one(str(three_models / "sub" / "custom.onnx"), targets[:1])
-    packed = pickle.loads(pickle.dumps(batch._pack(report)))
-    back = batch._unpack(packed, targets[0])
+    model = str(three_models / "sub" / "custom.onnx")
+    (report,) = batch.check_one(model, targets[:1])
+    (sent,) = batch._worker(model, tuple(targets[:1]), None, (), (), None)  # what a worker process returns
+    back = pickle.loads(pickle.dumps(sent))
     assert back.findings == report.findings and back.to_dict() == report.to_dict()
 
 
