@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from atccheck.report import Report
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.report import Report  # (its import pulls in the tables; `atccheck --help` needs only FORMATS)
 
 # format name -> module in this package. Each module defines render(reports, **options) -> str.
 FORMATS: dict[str, str] = {
