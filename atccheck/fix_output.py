@@ -86,8 +86,7 @@ def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes
     written = load_model(out)
     size = (out.parent / location).stat().st_size if (out.parent / location).exists() else 0
     for ext in written.external:
-        end = (ext.offset or 0) + (ext.length if ext.length is not None else ext.nbytes)
-        if end > size:
+        if ext.end > size:
             raise InputError(str(out), f"written external data '{location}' is shorter than tensor '{ext.name}' needs")
     onnx.checker.check_model(str(out))
     return location if wrote_data else None

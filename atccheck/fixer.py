@@ -106,10 +106,9 @@ def read_weights(loaded: Any, source: "str | os.PathLike[str] | onnx.ModelProto"
                 except OSError:
                     raise InputError(display, f"external data file '{ext.location}' is missing (fix needs the weights; "
                                               "check only reads the graph)") from None
-            end = (ext.offset or 0) + (ext.length if ext.length is not None else ext.nbytes)
-            if end > sizes[ext.location]:
+            if ext.end > sizes[ext.location]:
                 raise InputError(display, f"external data file '{ext.location}' is {sizes[ext.location]} bytes, too "
-                                          f"short for tensor '{ext.name}' (needs {end}); it is truncated or not this "
+                                          f"short for tensor '{ext.name}' (needs {ext.end}); it is truncated or not this "
                                           "model's")
         try:
             onnx.external_data_helper.load_external_data_for_model(model, str(base))

@@ -27,6 +27,11 @@ class ExternalTensor:
     length: int | None
     nbytes: int  # from dims x element size, so the data file is never needed
 
+    @property
+    def end(self) -> int:
+        """Where the tensor's bytes end in the data file: offset + length (the size from dims when no length)."""
+        return (self.offset or 0) + (self.length if self.length is not None else self.nbytes)
+
 
 @dataclass
 class LoadedModel:
