@@ -59,14 +59,6 @@ def pair_outputs(formats: Sequence[str], outputs: Sequence[str]) -> list[tuple[s
     return pairs
 
 
-def needs_context(fmt: str) -> bool:
-    """Whether an emitter declares that it reads the checked graph (module attribute NEEDS_CONTEXT)."""
-    import importlib
-
-    module = importlib.import_module(f"atccheck.emit.{FORMATS[fmt]}")
-    return bool(getattr(module, "NEEDS_CONTEXT", False))
-
-
 @contextmanager
 def progress_bar(total: int) -> Iterator[Any]:
     """A rich progress bar on stderr when it is a terminal and there is more than one model."""
@@ -140,7 +132,9 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
 
     paths, unchecked = discover(models)
     workers = (os.cpu_count() or 1) if jobs == 0 else jobs
-    keep_context = len(paths) == 1 or any(needs_context(fmt) for fmt, _ in destinations)
+    # The loaded graph is kept for one model only: atc-precheck, the one format that reads it,
+    # refuses more than one report anyway.
+    keep_context = len(paths) == 1
     options = {"device_memory": settings.device_memory} if settings.device_memory else None
     with progress_bar(len(paths)) as advance:
         result = check_models(
