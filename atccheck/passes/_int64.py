@@ -320,7 +320,8 @@ def graphs_by_path(model: "onnx.ModelProto") -> dict[str, "onnx.GraphProto"]:
 def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
     """The body of both passes: rewrite the nodes dtype findings name, proved ones only if asked."""
     from atccheck.model.graph import GraphIndex
-    from atccheck.passes._repairs import Names, shapes_of, standard_opset
+    from atccheck.passes._repairs import Names, shapes_of
+    from atccheck.passes._rewrite import opset_of
     from atccheck.passes.base import PassResult
 
     shapes = shapes_of(model, ctx)
@@ -329,7 +330,7 @@ def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
     wanted = targets(ctx.findings, index)
     if not wanted:
         return PassResult(model, False, [])
-    opset = standard_opset(model)
+    opset = opset_of(model)
     graphs = graphs_by_path(model)
     plans: list[Plan] = []
     notes: list[str] = []

@@ -10,8 +10,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.model.shapes import ShapeIndex
     from atccheck.passes.base import PassContext
 
-STANDARD_DOMAINS = ("", "ai.onnx")
-
 
 def shapes_of(model: "onnx.ModelProto", ctx: "PassContext") -> "ShapeIndex":
     """Inferred shapes of the model as handed to the pass (the pipeline's, when it has them).
@@ -23,13 +21,6 @@ def shapes_of(model: "onnx.ModelProto", ctx: "PassContext") -> "ShapeIndex":
     from atccheck.model.shapes import infer_shapes
 
     return infer_shapes(model, dict(ctx.input_shapes))
-
-
-def standard_opset(model: "onnx.ModelProto") -> int | None:
-    for entry in model.opset_import:
-        if entry.domain in STANDARD_DOMAINS:
-            return int(entry.version)
-    return None
 
 
 def schema_inputs(op_type: str, opset: int | None) -> list[str] | None:

@@ -225,11 +225,7 @@ class Rewriter:
     # ---- facts about the model and the target
 
     def opset_of(self, domain: str = "") -> int | None:
-        aliases = ("", "ai.onnx") if domain in STANDARD_DOMAINS else (domain,)
-        for entry in self.model.opset_import:
-            if entry.domain in aliases:
-                return int(entry.version)
-        return None
+        return opset_of(self.model, domain)
 
     @property
     def opset(self) -> int:
@@ -447,6 +443,15 @@ def _splice(graph: "onnx.GraphProto", edits: dict[int, Emitter]) -> None:
     graph.node.extend(nodes)
     for emitter in edits.values():
         graph.initializer.extend(emitter.initializers)
+
+
+def opset_of(model: "onnx.ModelProto", domain: str = "") -> int | None:
+    """The model's opset import of a domain (``""`` and ``"ai.onnx"`` are one); None when not imported."""
+    aliases = STANDARD_DOMAINS if domain in STANDARD_DOMAINS else (domain,)
+    for entry in model.opset_import:
+        if entry.domain in aliases:
+            return int(entry.version)
+    return None
 
 
 def iter_graphs(graph: "onnx.GraphProto"):

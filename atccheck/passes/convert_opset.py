@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from atccheck.passes._rewrite import STANDARD_DOMAINS, iter_graphs, opset_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -16,7 +17,6 @@ if TYPE_CHECKING:  # pragma: no cover
 SCORING_RULES = ("unsupported-op", "opset-not-registered")
 # onnx's version converter has adapters from opset 7 up; older opsets are not worth a candidate.
 LOWEST_CANDIDATE = 7
-STANDARD_DOMAINS = ("", "ai.onnx")
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class ConvertOpset(FixPass):
         from atccheck.model.shapes import stripped_copy
         from atccheck.tables import AI_ONNX, tables
 
-        current = _opset(model)
+        current = opset_of(model)
         if current is None:
             return PassResult(model, False, ["the model imports no ai.onnx opset"])
         registry = tables().registry(ctx.target.profile.id)
@@ -142,7 +142,6 @@ def _convert_by_node(model: "onnx.ModelProto", current: int, target: int) -> tup
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import infer_shapes
     from atccheck.passes._repairs import Names
-    from atccheck.passes._rewrite import iter_graphs
 
     result = onnx.ModelProto()
     result.CopyFrom(model)
@@ -275,13 +274,6 @@ def _adapt(node, model, current: int, target: int, shapes, index, names):
             new_node.name = names.fresh(f"{node.name or node.op_type}/{new_node.op_type}")
         out_nodes.append(new_node)
     return out_nodes, new_inits
-
-
-def _opset(model: "onnx.ModelProto") -> int | None:
-    for entry in model.opset_import:
-        if entry.domain in STANDARD_DOMAINS:
-            return int(entry.version)
-    return None
 
 
 def _first_line(exc: BaseException) -> str:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._repairs import Names, graphs_with_nodes, schema_inputs, shapes_of, standard_opset
+from atccheck.passes._repairs import Names, graphs_with_nodes, schema_inputs, shapes_of
+from atccheck.passes._rewrite import STANDARD_DOMAINS, opset_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
-
-STANDARD_DOMAINS = ("", "ai.onnx")
 
 
 @register_pass
@@ -39,7 +38,7 @@ class ExplicitReduceAxes(FixPass):
 
         from atccheck.model.graph import GraphIndex
 
-        opset = standard_opset(model)
+        opset = opset_of(model)
         shapes = shapes_of(model, ctx)
         index = GraphIndex(model)
         names = Names(model)

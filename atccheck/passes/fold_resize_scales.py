@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._repairs import Names, remove_dead_nodes, schema_inputs, shapes_of, standard_opset
+from atccheck.passes._repairs import Names, remove_dead_nodes, schema_inputs, shapes_of
+from atccheck.passes._rewrite import STANDARD_DOMAINS, iter_graphs, opset_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,9 +50,8 @@ class FoldResizeScales(FixPass):
         from onnx import numpy_helper
 
         from atccheck.model.graph import GraphIndex
-        from atccheck.passes._rewrite import iter_graphs
 
-        opset = standard_opset(model)
+        opset = opset_of(model)
         formal = schema_inputs("Resize", opset) or []
         positions = [formal.index(n) for n in FOLDED_INPUTS if n in formal]
         shapes = shapes_of(model, ctx)
@@ -63,7 +63,7 @@ class FoldResizeScales(FixPass):
         for graph in iter_graphs(model.graph):
             changed = False
             for node in graph.node:
-                if node.op_type != "Resize" or node.domain not in ("", "ai.onnx"):
+                if node.op_type != "Resize" or node.domain not in STANDARD_DOMAINS:
                     continue
                 label = node.name or "Resize"
                 for pos in positions:
@@ -112,7 +112,7 @@ def _value(name, index, shapes, opset, memo, depth) -> "np.ndarray":
     if producer is None:
         raise NotFoldable(f"it depends on the graph input '{name}'")
     node = producer.node
-    if node.op_type in ("Shape", "Size") and node.domain in ("", "ai.onnx"):
+    if node.op_type in ("Shape", "Size") and node.domain in STANDARD_DOMAINS:
         info = shapes.get(node.input[0])
         if info is None or not info.is_static:
             raise NotFoldable(f"the shape of '{node.input[0]}' is not static")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._repairs import Names, shapes_of
+from atccheck.passes._rewrite import STANDARD_DOMAINS
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-STANDARD_DOMAINS = ("", "ai.onnx")
 FLOAT_TYPES = (1, 10, 11)  # FLOAT, FLOAT16, DOUBLE
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from atccheck.passes._rewrite import STANDARD_DOMAINS, iter_graphs
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
-
-STANDARD_DOMAINS = ("", "ai.onnx")
 
 
 @register_pass
@@ -38,8 +37,6 @@ class SingleOpsetImport(FixPass):
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         import onnx
         import onnx.inliner
-
-        from atccheck.passes._rewrite import iter_graphs
 
         notes: list[str] = []
         modified = False
@@ -97,6 +94,4 @@ class SingleOpsetImport(FixPass):
 
 
 def _node_count(model: "onnx.ModelProto") -> int:
-    from atccheck.passes._rewrite import iter_graphs
-
     return sum(len(g.node) for g in iter_graphs(model.graph))
