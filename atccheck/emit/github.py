@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from atccheck.findings import Finding, Severity
+from atccheck.emit._grouping import first_nodes, message_groups
+from atccheck.findings import Severity
 from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.batch import UncheckedModel
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
-SHOWN_NODES = 5
 
 
 def escape_data(text: str) -> str:
@@ -32,24 +32,16 @@ def annotation(command: str, file: str, title: str, message: str) -> str:
     return f"::{command} file={escape_property(file)},title={escape_property(title)}::{escape_data(message)}"
 
 
-def _groups(findings: Sequence[Finding]) -> list[list[Finding]]:
-    groups: dict[tuple, list[Finding]] = {}
-    for f in findings:
-        groups.setdefault((f.severity, f.code, f.name, f.message, f.hint), []).append(f)
-    return sorted(groups.values(), key=lambda g: (-g[0].severity.rank, g[0].code))
-
-
 def render(reports: Sequence[Report], *, unchecked: Sequence["UncheckedModel"] = (), **_: Any) -> str:
     lines = []
     for report in reports:
         soc = report.target.soc.name
-        for group in _groups(report.findings):
+        for group in message_groups(report.findings):
             first = group[0]
-            nodes = [f.location.node for f in group if f.location.node]
             message = first.message
+            nodes = first_nodes(group)
             if nodes:
-                more = len(nodes) - SHOWN_NODES
-                message += f"\nNodes: {', '.join(nodes[:SHOWN_NODES])}" + (f" (+{more} more)" if more > 0 else "")
+                message += f"\nNodes: {nodes}"
             message += f"\nHint: {first.hint}"
             if first.atc_error:
                 message += f"\nATC error: {first.atc_error}"

@@ -13,6 +13,7 @@ import html
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
+from atccheck.emit._grouping import first_nodes, message_groups
 from atccheck.findings import Finding
 from atccheck.report import Report
 
@@ -21,7 +22,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.batch import UncheckedModel
 
 MAX_CHARS = 60_000
-SHOWN_NODES = 5
 _SPECIAL = re.compile(r"([\\`*_\[\]|<>])")
 
 
@@ -59,10 +59,6 @@ def _rule_link(f: Finding, rule_docs_url: str | None) -> str:
 
 
 def _section(report: Report, fail_on: str, rule_docs_url: str | None) -> str:
-    groups: dict[tuple, list[Finding]] = {}
-    for f in report.findings:
-        groups.setdefault((f.severity, f.code, f.name, f.message, f.hint), []).append(f)
-    ordered = sorted(groups.values(), key=lambda g: (-g[0].severity.rank, g[0].code))
     verdict = "fails" if report.fails(fail_on) else "passes"
     # Inside <summary> Markdown is not parsed: HTML escaping, <code> instead of backticks.
     lines = [
@@ -70,13 +66,12 @@ def _section(report: Report, fail_on: str, rule_docs_url: str | None) -> str:
         f"{_counts_text(report)} ({verdict})</summary>",
         "",
     ]
-    for group in ordered:
+    for group in message_groups(report.findings):
         first = group[0]
         entry = f"- **{first.severity.value}** {first.code} {_rule_link(first, rule_docs_url)}: {escape(first.message)}"
-        nodes = [f.location.node for f in group if f.location.node]
+        nodes = first_nodes(group, show=code)
         if nodes:
-            more = len(nodes) - SHOWN_NODES
-            entry += "<br>nodes: " + ", ".join(code(n) for n in nodes[:SHOWN_NODES]) + (f" (+{more} more)" if more > 0 else "")
+            entry += f"<br>nodes: {nodes}"
         if first.atc_error:
             entry += f"<br>ATC error {escape(first.atc_error)}"
         entry += f"<br>hint: {escape(first.hint)}"

@@ -1,0 +1,28 @@
+"""What the annotation-style emitters (github, markdown) share: one entry per distinct message.
+
+Not an output format (``FORMATS`` does not list it). A model whose opset is beyond the profile
+gives the same finding on hundreds of nodes; these formats show it once, naming the first nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from atccheck.findings import Finding
+
+SHOWN_NODES = 5
+
+
+def message_groups(findings: Iterable[Finding]) -> list[list[Finding]]:
+    """Findings with the same severity, rule, message and hint, most severe first, then by code."""
+    groups: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.severity, f.code, f.name, f.message, f.hint), []).append(f)
+    return sorted(groups.values(), key=lambda g: (-g[0].severity.rank, g[0].code))
+
+
+def first_nodes(group: Iterable[Finding], show: Callable[[str], str] = str, limit: int = SHOWN_NODES) -> str:
+    """``a, b, c, d, e (+3 more)``: the group's first node names, each through ``show``; '' if none."""
+    nodes = [f.location.node for f in group if f.location.node]
+    more = len(nodes) - limit
+    return ", ".join(show(n) for n in nodes[:limit]) + (f" (+{more} more)" if more > 0 else "")
