@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import ShapeIndex
-    from atccheck.passes._repairs import Names
+    from atccheck.passes._rewrite import Names
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64_TYPE = 7
@@ -320,8 +320,7 @@ def graphs_by_path(model: "onnx.ModelProto") -> dict[str, "onnx.GraphProto"]:
 def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
     """The body of both passes: rewrite the nodes dtype findings name, proved ones only if asked."""
     from atccheck.model.graph import GraphIndex
-    from atccheck.passes._repairs import Names, shapes_of
-    from atccheck.passes._rewrite import opset_of
+    from atccheck.passes._rewrite import Names, opset_of, shapes_of
     from atccheck.passes.base import PassResult
 
     shapes = shapes_of(model, ctx)

@@ -1,4 +1,7 @@
-"""Small helpers the repair passes share: shapes, opsets, fresh names, dead-node removal."""
+"""Small helpers the repair passes share: schema inputs, a node walk, dead-node removal.
+
+Fresh names, the pipeline's shapes and the model opset are in :mod:`atccheck.passes._rewrite`.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +9,6 @@ from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
-
-    from atccheck.model.shapes import ShapeIndex
-    from atccheck.passes.base import PassContext
-
-
-def shapes_of(model: "onnx.ModelProto", ctx: "PassContext") -> "ShapeIndex":
-    """Inferred shapes of the model as handed to the pass (the pipeline's, when it has them).
-
-    Read this before changing the model: the pipeline's shapes describe the model as it was.
-    """
-    if ctx.context is not None:
-        return ctx.context.shapes
-    from atccheck.model.shapes import infer_shapes
-
-    return infer_shapes(model, dict(ctx.input_shapes))
 
 
 def schema_inputs(op_type: str, opset: int | None) -> list[str] | None:
@@ -33,23 +21,6 @@ def schema_inputs(op_type: str, opset: int | None) -> list[str] | None:
         return [formal.name for formal in onnx.defs.get_schema(op_type, opset, "").inputs]
     except Exception:  # SchemaError: no such op at this opset
         return None
-
-
-class Names:
-    """Fresh names that collide with nothing in the model."""
-
-    def __init__(self, model: "onnx.ModelProto") -> None:
-        from atccheck.passes._rewrite import all_names
-
-        self.taken = all_names(model)
-
-    def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.taken:
-            name = f"{base}_{k}"
-            k += 1
-        self.taken.add(name)
-        return name
 
 
 def graphs_with_nodes(model: "onnx.ModelProto") -> Iterator[tuple["onnx.GraphProto", "onnx.NodeProto"]]:

@@ -213,7 +213,7 @@ class Rewriter:
         self.model = model
         self.ctx = ctx
         self.pass_name = pass_name
-        self.names = all_names(model)
+        self.names = Names(model)
         self.notes: list[str] = []
         self.rewritten: list[str] = []
         self._shapes: "ShapeIndex | None" = None
@@ -235,13 +235,7 @@ class Rewriter:
     def shapes(self) -> "ShapeIndex":
         """Shapes and types of the model as handed to the pass (the user's input shapes applied)."""
         if self._shapes is None:
-            context = getattr(self.ctx, "context", None)
-            if context is not None:  # the pipeline's rules already inferred this model's shapes
-                self._shapes = context.shapes
-            else:
-                from atccheck.model.shapes import infer_shapes
-
-                self._shapes = infer_shapes(self.model, dict(self.ctx.input_shapes))
+            self._shapes = shapes_of(self.model, self.ctx)
         return self._shapes
 
     def info(self, name: str) -> "TensorInfo | None":
@@ -330,13 +324,7 @@ class Rewriter:
     # ---- names
 
     def fresh(self, base: str) -> str:
-        name = base
-        k = 1
-        while name in self.names:
-            name = f"{base}_{k}"
-            k += 1
-        self.names.add(name)
-        return name
+        return self.names.fresh(base)
 
     # ---- the walk
 
@@ -443,6 +431,33 @@ def _splice(graph: "onnx.GraphProto", edits: dict[int, Emitter]) -> None:
     graph.node.extend(nodes)
     for emitter in edits.values():
         graph.initializer.extend(emitter.initializers)
+
+
+class Names:
+    """Fresh names that collide with nothing in the model."""
+
+    def __init__(self, model: "onnx.ModelProto") -> None:
+        self.taken = all_names(model)
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.taken:
+            name = f"{base}_{k}"
+            k += 1
+        self.taken.add(name)
+        return name
+
+
+def shapes_of(model: "onnx.ModelProto", ctx: PassContext) -> "ShapeIndex":
+    """Inferred shapes of the model as handed to the pass (the pipeline's, when it has them).
+
+    Read this before changing the model: the pipeline's shapes describe the model as it was.
+    """
+    if ctx.context is not None:  # the pipeline's rules already inferred this model's shapes
+        return ctx.context.shapes
+    from atccheck.model.shapes import infer_shapes
+
+    return infer_shapes(model, dict(ctx.input_shapes))
 
 
 def opset_of(model: "onnx.ModelProto", domain: str = "") -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import STANDARD_DOMAINS, iter_graphs, opset_of
+from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, iter_graphs, opset_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -141,7 +141,6 @@ def _convert_by_node(model: "onnx.ModelProto", current: int, target: int) -> tup
 
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import infer_shapes
-    from atccheck.passes._repairs import Names
 
     result = onnx.ModelProto()
     result.CopyFrom(model)

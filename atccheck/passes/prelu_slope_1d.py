@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._repairs import Names, shapes_of
-from atccheck.passes._rewrite import STANDARD_DOMAINS
+from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, shapes_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
