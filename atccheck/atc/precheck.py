@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
 from atccheck.errors import UsageError
+from atccheck.findings import ROOT_GRAPH
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.context import CheckContext
@@ -109,8 +110,6 @@ def _parser_type(gnode, ctx: "CheckContext", imports: dict[str, int]) -> tuple[s
     from atccheck.tables import normalize_domain
 
     node = gnode.node
-    if node.op_type in SYNTHETIC_TYPES:
-        return node.op_type, None, None
     profile = ctx.target.profile
     if profile.single_opset_import:
         # Released parsers: the map is keyed by the raw domain; the empty domain borrows the only import.
@@ -160,7 +159,7 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
             initializers[tensor.name] = tensor  # a std::map: the last tensor of a name wins
     if not graph.input:
         return Precheck([], "E16001", "The model has no input node.", None, notes)
-    root = [g for g in ctx.graph.nodes if g.graph == "main"]
+    root = [g for g in ctx.graph.nodes if g.graph == ROOT_GRAPH]
     names: list[str] = []
     unnamed = 0
     for gnode in root:
@@ -177,23 +176,18 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
     if not graph.output:
         return Precheck([], "E16001", "The model has no output node.", None, notes)
 
-    imports: dict[str, int] = {}
-    for entry in model.opset_import:
-        imports[entry.domain] = entry.version
+    imports = {entry.domain: entry.version for entry in model.opset_import}
     ops: list[PrecheckOp] = []
     first_of: dict[str, PrecheckOp] = {}
-    items: list[tuple[Any, str]] = list(zip(root, names)) + [(kind, name) for kind, name in synthetic]
+    items: list[tuple[Any, str]] = [*zip(root, names), *synthetic]
     for subject, name in items:
-        if isinstance(subject, str):
-            gnode, op_type = None, subject
-        else:
-            gnode, op_type = subject, _constant_type(subject.node)
-        if gnode is None:
-            key, stop, message = op_type, None, None
-        else:
-            key, stop, message = _parser_type(gnode, ctx, imports) if op_type not in SYNTHETIC_TYPES else (op_type, None, None)
-        if stop is not None:
-            return Precheck(ops, stop, message, name, notes)
+        # A synthetic node is its type; a graph node is looked up unless it maps without a plugin.
+        key = subject if isinstance(subject, str) else _constant_type(subject.node)
+        looked_up = key not in SYNTHETIC_TYPES
+        if looked_up:
+            key, stop, message = _parser_type(subject, ctx, imports)
+            if stop is not None:
+                return Precheck(ops, stop, message, name, notes)
         op = PrecheckOp(name, key)
         ops.append(op)
         earlier = first_of.get(name)
@@ -203,7 +197,7 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
                 earlier.causes.append(CAUSE_NAME_REPEATED)
         else:
             first_of[name] = op
-        if gnode is not None and key not in SYNTHETIC_TYPES and not _registered(gnode, key, ctx, notes):
+        if looked_up and not _registered(subject, key, ctx, notes):
             op.causes.append(CAUSE_TYPE_UNSUPPORTED)
     if len(ctx.graph.nodes) > len(root):
         notes.append("ops inside If subgraphs are not examined by ATC's pre-check; atccheck's findings cover them")
