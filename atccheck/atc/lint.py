@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
 from atccheck.atc import codes as C
@@ -35,12 +35,12 @@ from atccheck.atc.facts import (
     REQUIRED_FLAGS,
     FlagInfo,
     known_flags,
-    precision_values,
     soc_source,
     valid_soc_names,
 )
 from atccheck.atc.shell import Command, ShellSyntaxError, Word, split_commands
 from atccheck.atc.spec import (
+    Problem,
     ShapeEntry,
     check_dynamic_mode,
     check_gear_count,
@@ -512,24 +512,22 @@ def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables") -> "Soc | Non
     return tbl.socs.get(by_lower.get(value.lower(), ""), None)
 
 
-def _shape_problems_to_findings(problems: Iterable, out: _Collector) -> None:
-    names = {
-        "input-shape-syntax": "input-shape-syntax",
-        "input-name": "input-name-not-in-model",
-        "input-rank": "input-rank-mismatch",
-        "gear-rule": "gear-rule",
-        "dynamic-shape": "dynamic-shape-on-static-chip",
-    }
+# Problem.kind (spec.py) -> the lint code that reports it and the hint that goes with it.
+_PROBLEM_FINDINGS = {
+    "input-shape-syntax": ("input-shape-syntax",
+                           "write \"name:d0,d1,...;name2:...\" with positive integers (-1 for gear axes)"),
+    "input-name": ("input-name-not-in-model", "use the exact graph input names (initializers excluded)"),
+    "input-rank": ("input-rank-mismatch", "give as many dims as the model input has"),
+    "gear-rule": ("gear-rule", "see the gear rules in docs/atc.md, or let 'atccheck atc-cmd' write the command"),
+    "dynamic-shape": ("dynamic-shape-on-static-chip",
+                      "give static shapes, or gears (--dynamic_batch_size/--dynamic_image_size/--dynamic_dims)"),
+}
+
+
+def _shape_problems_to_findings(problems: Iterable[Problem], out: _Collector) -> None:
     for problem in problems:
-        hint = {
-            "input-shape-syntax": "write \"name:d0,d1,...;name2:...\" with positive integers (-1 for gear axes)",
-            "input-name": "use the exact graph input names (initializers excluded)",
-            "input-rank": "give as many dims as the model input has",
-            "gear-rule": "see the gear rules in docs/atc.md, or let 'atccheck atc-cmd' write the command",
-            "dynamic-shape": "give static shapes, or gears (--dynamic_batch_size/--dynamic_image_size/--dynamic_dims)",
-        }[problem.kind]
-        out.add(names[problem.kind], problem.option, problem.message, hint=hint, atc_error=problem.atc_error,
-                source=problem.source)
+        name, hint = _PROBLEM_FINDINGS[problem.kind]
+        out.add(name, problem.option, problem.message, hint=hint, atc_error=problem.atc_error, source=problem.source)
 
 
 def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto | None", soc: "Soc | None",
@@ -540,10 +538,8 @@ def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto |
         value = occurrence.value.strip('"')
         entries, problems = parse_input_shape(value)
         if problems and ";" not in value and value.count(":") > 1:
-            problems = problems[:1]
             first = problems[0]
-            problems[0] = type(first)(first.option, first.message + "; entries look separated by ',' instead of ';'",
-                                      first.atc_error, first.kind, first.source)
+            problems = [replace(first, message=first.message + "; entries look separated by ',' instead of ';'")]
         _shape_problems_to_findings(problems, out)
         if model is not None:
             name_problems = check_names_and_ranks(entries, model)
