@@ -242,7 +242,7 @@ def rewrite(item: Plan, index: "GraphIndex", names: "Names") -> list[str]:
 
 def join_casts(model: "onnx.ModelProto", narrowed: set[str]) -> int:
     """Skip ``Cast(int32)(Cast(int64)(v))`` where v is a value this rewrite made int32; returns how many."""
-    from atccheck.passes._rewrite import iter_graphs
+    from atccheck.passes._rewrite import graph_reads, iter_graphs
 
     joined = 0
     for graph in iter_graphs(model.graph):
@@ -259,10 +259,7 @@ def join_casts(model: "onnx.ModelProto", narrowed: set[str]) -> int:
                     joined += 1
         ours = set(widen) | set(shortcut)
         while True:  # drop the casts of ours that nothing reads any more
-            used = {o.name for o in graph.output}
-            for sub in iter_graphs(graph):
-                for n in sub.node:
-                    used.update(n.input)
+            used = graph_reads(graph)
             keep = [n for n in graph.node if not (n.op_type == "Cast" and n.output[0] in ours and n.output[0] not in used)]
             if len(keep) == len(graph.node):
                 break

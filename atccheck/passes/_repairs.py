@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from atccheck.passes._rewrite import drop_initializers, graph_reads, iter_graphs
+
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
@@ -24,8 +26,6 @@ def schema_inputs(op_type: str, opset: int | None) -> list[str] | None:
 
 
 def graphs_with_nodes(model: "onnx.ModelProto") -> Iterator[tuple["onnx.GraphProto", "onnx.NodeProto"]]:
-    from atccheck.passes._rewrite import iter_graphs
-
     for graph in iter_graphs(model.graph):
         for node in list(graph.node):
             yield graph, node
@@ -33,32 +33,16 @@ def graphs_with_nodes(model: "onnx.ModelProto") -> Iterator[tuple["onnx.GraphPro
 
 def remove_dead_nodes(graph: "onnx.GraphProto", protected: set[str] | None = None) -> int:
     """Drop nodes of this graph whose outputs nothing reads (subgraph reads count); returns how many."""
-    from atccheck.passes._rewrite import iter_graphs
-
     removed = 0
     while True:
-        used = {o.name for o in graph.output} | set(protected or ())
-        for sub in iter_graphs(graph):
-            for node in sub.node:
-                used.update(node.input)
+        used = graph_reads(graph) | set(protected or ())
         keep = [n for n in graph.node if any(o in used for o in n.output if o)]
         if len(keep) == len(graph.node):
             break
         removed += len(graph.node) - len(keep)
         del graph.node[:]
         graph.node.extend(keep)
-    used = {o.name for o in graph.output}
-    for sub in iter_graphs(graph):
-        for node in sub.node:
-            used.update(node.input)
-    inits = [t for t in graph.initializer if t.name in used]
-    if len(inits) != len(graph.initializer):
-        dropped = {t.name for t in graph.initializer} - {t.name for t in inits}
-        del graph.initializer[:]
-        graph.initializer.extend(inits)
-        inputs = [i for i in graph.input if i.name not in dropped]
-        del graph.input[:]
-        graph.input.extend(inputs)
+    drop_initializers(graph, {t.name for t in graph.initializer} - graph_reads(graph))
     produced = {o for n in graph.node for o in n.output} | {i.name for i in graph.input}
     infos = [v for v in graph.value_info if v.name in produced]
     if len(infos) != len(graph.value_info):

@@ -366,20 +366,7 @@ class Rewriter:
 
     def prune_initializers(self, candidates: Iterable[str]) -> None:
         """Drop initializers (and their graph-input entries) that no node reads any more."""
-        wanted = set(candidates)
-        if not wanted:
-            return
-        used = used_names(self.model)
-        for graph in iter_graphs(self.model.graph):
-            keep = [t for t in graph.initializer if t.name not in wanted or t.name in used]
-            if len(keep) != len(graph.initializer):
-                dropped = {t.name for t in graph.initializer} - {t.name for t in keep}
-                del graph.initializer[:]
-                graph.initializer.extend(keep)
-                inputs = [i for i in graph.input if i.name not in dropped]
-                if len(inputs) != len(graph.input):
-                    del graph.input[:]
-                    graph.input.extend(inputs)
+        prune_initializers(self.model, candidates)
 
     def drop_stale_value_info(self) -> None:
         """Forget value_info of values no node produces any more (removed optional outputs)."""
@@ -510,6 +497,40 @@ def used_names(model: "onnx.ModelProto") -> set[str]:
         for node in function.node:
             used.update(node.input)
     return used
+
+
+def graph_reads(graph: "onnx.GraphProto") -> set[str]:
+    """Names the graph's outputs and its nodes' inputs read, nodes of nested graphs included."""
+    used = {o.name for o in graph.output}
+    for sub in iter_graphs(graph):
+        for node in sub.node:
+            used.update(node.input)
+    return used
+
+
+def drop_initializers(graph: "onnx.GraphProto", names: Iterable[str]) -> None:
+    """Remove the graph's initializers of these names, and the graph inputs that declare them."""
+    names = set(names)
+    dropped = {t.name for t in graph.initializer if t.name in names}
+    if not dropped:
+        return
+    keep = [t for t in graph.initializer if t.name not in dropped]
+    del graph.initializer[:]
+    graph.initializer.extend(keep)
+    inputs = [i for i in graph.input if i.name not in dropped]
+    if len(inputs) != len(graph.input):
+        del graph.input[:]
+        graph.input.extend(inputs)
+
+
+def prune_initializers(model: "onnx.ModelProto", candidates: Iterable[str]) -> None:
+    """Drop the initializers among ``candidates`` that nothing in the model reads any more."""
+    wanted = set(candidates)
+    if not wanted:
+        return
+    unused = wanted - used_names(model)
+    for graph in iter_graphs(model.graph):
+        drop_initializers(graph, unused)
 
 
 def consumers(model: "onnx.ModelProto", name: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, shapes_of
+from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, iter_graphs, prune_initializers, shapes_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,7 +51,6 @@ class PreluSlope1d(FixPass):
         from onnx import helper, numpy_helper
 
         from atccheck.model.graph import GraphIndex
-        from atccheck.passes._rewrite import iter_graphs
 
         shapes = shapes_of(model, ctx)
         index = GraphIndex(model)
@@ -111,8 +110,7 @@ class PreluSlope1d(FixPass):
         if spelled:
             notes.insert(0, "written as Relu(x) + slope * Min(x, 0) (no 1-D slope means the same in ONNX): "
                          + ", ".join(spelled[:5]) + (" ..." if len(spelled) > 5 else ""))
-        if replaced:
-            _drop_unused_initializers(model, replaced)
+        prune_initializers(model, replaced)
         return PassResult(model, bool(reshaped or spelled), notes)
 
 
@@ -126,18 +124,3 @@ def _reshapable(shape: tuple[int, ...], rank: int | None) -> bool:
     significant = [d for d in shape if d != 1]
     trailing_only = len(significant) == 1 and shape and shape[-1] == significant[0]
     return bool(trailing_only) and rank is not None and rank <= 2
-
-
-def _drop_unused_initializers(model: "onnx.ModelProto", candidates: set[str]) -> None:
-    from atccheck.passes._rewrite import iter_graphs, used_names
-
-    used = used_names(model)
-    for graph in iter_graphs(model.graph):
-        keep = [t for t in graph.initializer if t.name in used or t.name not in candidates]
-        if len(keep) != len(graph.initializer):
-            dropped = {t.name for t in graph.initializer} - {t.name for t in keep}
-            del graph.initializer[:]
-            graph.initializer.extend(keep)
-            inputs = [i for i in graph.input if i.name not in dropped]
-            del graph.input[:]
-            graph.input.extend(inputs)
