@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, iter_graphs, prune_initializers, shapes_of
+from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, is_float, iter_graphs, prune_initializers, shapes_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
-
-FLOAT_TYPES = (1, 10, 11)  # FLOAT, FLOAT16, DOUBLE
 
 
 @register_pass
@@ -87,7 +85,7 @@ class PreluSlope1d(FixPass):
                     nodes.append(node)
                     continue
                 elem = x_info.elem_type if x_info is not None else 0
-                if elem not in FLOAT_TYPES:
+                if not is_float(elem):
                     notes.append(f"PRelu '{label}' left as is: its input type is unknown or not float")
                     nodes.append(node)
                     continue
