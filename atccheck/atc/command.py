@@ -36,6 +36,7 @@ from atccheck.atc.spec import (
     parse_input_shape,
 )
 from atccheck.errors import AtcCheckError, UsageError
+from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -194,7 +195,7 @@ def _precision_args(mode: str | None, soc, profile, tbl) -> list[str]:
     from atccheck.atc.facts import precision_values
     from atccheck.target import resolve_precision_mode
 
-    mode = (mode or "force_fp16").strip()
+    mode = (mode or DEFAULT_PRECISION_MODE).strip()
     v1, v2 = precision_values(tbl)
     if mode not in v1 and mode not in v2:
         near = ", ".join(sorted(set(v1) | set(v2)))
@@ -242,7 +243,7 @@ def build_command(
     dynamic_dims: "str | Sequence[Sequence[int]] | None" = None,
     output: str | None = None,
     precision_mode: str | None = None,
-    cann: str = "8.0",
+    cann: str = DEFAULT_PROFILE,
 ) -> AtcCommand:
     """The ``atc`` command converting ``model`` (stored at ``model_path``) for ``soc``.
 

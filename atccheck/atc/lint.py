@@ -52,6 +52,7 @@ from atccheck.atc.spec import (
 )
 from atccheck.errors import UsageError
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.target import DEFAULT_PROFILE
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -633,7 +634,7 @@ def lint_command(
     *,
     model_path: str | None = None,
     soc: str | None = None,
-    cann: str = "8.0",
+    cann: str = DEFAULT_PROFILE,
 ) -> LintResult:
     """Lint every ``atc`` command in ``text`` (a one-liner or a script).
 
