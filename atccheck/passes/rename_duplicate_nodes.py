@@ -29,9 +29,9 @@ class RenameDuplicateNodes(FixPass):
     rtol = 0.0
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        from atccheck.passes._rewrite import all_names
+        from atccheck.passes._rewrite import Names
 
-        taken = all_names(model)
+        names = Names(model)  # holds every node name, so a repeated name is never handed back as is
         initializers = {t.name for t in model.graph.initializer}
         seen = {i.name for i in model.graph.input if i.name not in initializers}
         renamed: list[str] = []
@@ -39,18 +39,9 @@ class RenameDuplicateNodes(FixPass):
             if not node.name:
                 continue
             if node.name in seen:
-                new = _fresh(node.name, taken)
+                new = names.fresh(node.name)
                 renamed.append(f"{node.name} -> {new}")
                 node.name = new
             seen.add(node.name)
         notes = [f"renamed {len(renamed)} node(s): " + ", ".join(renamed[:5]) + (" ..." if len(renamed) > 5 else "")]
         return PassResult(model, bool(renamed), notes if renamed else [])
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    k = 1
-    while f"{base}_{k}" in taken:
-        k += 1
-    name = f"{base}_{k}"
-    taken.add(name)
-    return name
