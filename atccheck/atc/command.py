@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from atccheck.atc.facts import precision_values
 from atccheck.atc.spec import (
     Gears,
     Problem,
@@ -36,7 +37,14 @@ from atccheck.atc.spec import (
     parse_input_shape,
 )
 from atccheck.errors import AtcCheckError, UsageError
-from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE
+from atccheck.tables import Profile, Soc, Tables, tables
+from atccheck.target import (
+    DEFAULT_PRECISION_MODE,
+    DEFAULT_PROFILE,
+    resolve_precision_mode,
+    resolve_profile,
+    resolve_soc,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -118,7 +126,7 @@ class AtcCommand:
 # --------------------------------------------------------------------------- pieces
 
 
-def _output_base(model_path: str, output: str | None, notes: list[str]) -> str:
+def _output_base(model_path: str, output: str | None, notes: list[str], tbl: Tables) -> str:
     stem = os.path.splitext(os.path.basename(model_path))[0] or "model"
     if output is None:
         base = os.path.splitext(model_path)[0] if model_path.endswith(".onnx") else model_path
@@ -132,9 +140,7 @@ def _output_base(model_path: str, output: str | None, notes: list[str]) -> str:
         if base.endswith(".om"):
             base = base[: -len(".om")]
             notes.append(f"--output is a base name: ATC appends .om itself, so the model is written to {base}.om")
-    from atccheck.tables import tables
-
-    if len(base) >= tables().limit("atc_output_path_max"):
+    if len(base) >= tbl.limit("atc_output_path_max"):
         raise AtcRuleError(Problem("--output", f"path of {len(base)} characters is too long", "E10021", "output"))
     return base
 
@@ -191,10 +197,7 @@ def _input_format(entries: Sequence[ShapeEntry], gears: Gears | None) -> str:
     return "ND"
 
 
-def _precision_args(mode: str | None, soc, profile, tbl) -> list[str]:
-    from atccheck.atc.facts import precision_values
-    from atccheck.target import resolve_precision_mode
-
+def _precision_args(mode: str | None, soc: Soc, profile: Profile, tbl: Tables) -> list[str]:
     mode = (mode or DEFAULT_PRECISION_MODE).strip()
     v1, v2 = precision_values(tbl)
     if mode not in v1 and mode not in v2:
@@ -251,9 +254,6 @@ def build_command(
     dynamic). At most one of the gear options. Raises :class:`AtcRuleError` (a UsageError)
     whose message names the ATC error code for anything ATC would reject.
     """
-    from atccheck.tables import tables
-    from atccheck.target import resolve_profile, resolve_soc
-
     tbl = tables()
     soc_info = resolve_soc(soc, tbl)
     profile = resolve_profile(cann, tbl)
@@ -296,7 +296,7 @@ def build_command(
             notes.append("-1 without a gear option builds a dynamic-shape model: every op needs a dynamic-shape "
                          "kernel (or runs on AI CPU); give static shapes or gears for a faster static model")
 
-    base = _output_base(model_path, output, notes)
+    base = _output_base(model_path, output, notes, tbl)
     input_format = _input_format(entries, gears)
     argv = [
         "atc",

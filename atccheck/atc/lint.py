@@ -52,7 +52,8 @@ from atccheck.atc.spec import (
 )
 from atccheck.errors import UsageError
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
-from atccheck.target import DEFAULT_PROFILE
+from atccheck.tables import tables
+from atccheck.target import DEFAULT_PROFILE, resolve_profile, resolve_soc
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -643,9 +644,6 @@ def lint_command(
     ``cann`` picks the release (flags such as --precision_mode_v2 exist only from 7.0 on).
     Raises UsageError when the text holds no atc command or is not complete shell.
     """
-    from atccheck.tables import tables
-    from atccheck.target import resolve_profile, resolve_soc
-
     tbl = tables()
     profile = resolve_profile(cann, tbl)
     fallback_soc = resolve_soc(soc, tbl) if soc else None
