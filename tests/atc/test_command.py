@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from atccheck.atc.command import AtcRuleError, build_command, command_for_report, quote_value, shell_line
 from atccheck.engine import check
 from atccheck.errors import UsageError
+from atccheck.tables import tables
 from builders import init, make_model, single_op_model, tensor_input
 from conftest import SAMPLE_MODELS
 from onnx import TensorProto, helper
@@ -27,6 +28,11 @@ def sample(name: str) -> onnx.ModelProto:
 
 def code_of(excinfo) -> str | None:
     return excinfo.value.atc_error
+
+
+# One gear fewer than ATC's minimum, one more than Ascend310P3's maximum (the chip every refusal uses).
+TOO_FEW_GEARS = list(range(1, tables().limit("gear_count_min")))
+TOO_MANY_GEARS = list(range(1, tables().socs["Ascend310P3"].gear_max + 2))
 
 
 # --------------------------------------------------------------------------- golden commands
@@ -125,8 +131,8 @@ def test_initializers_are_not_inputs_and_scalars_are_name_colon():
     ("model_name", "kwargs", "code"),
     [
         ("convnet_dynamic_batch", dict(dynamic_batch=[1, 2], dynamic_dims="1;2"), "E10009"),
-        ("convnet_dynamic_batch", dict(dynamic_batch=[4]), "E10035"),
-        ("convnet_dynamic_batch", dict(dynamic_batch=list(range(1, 102))), "E10036"),
+        ("convnet_dynamic_batch", dict(dynamic_batch=TOO_FEW_GEARS), "E10035"),
+        ("convnet_dynamic_batch", dict(dynamic_batch=TOO_MANY_GEARS), "E10036"),
         ("convnet_dynamic_batch", dict(dynamic_batch="1,2,2,4"), "E10039"),
         ("convnet_dynamic_batch", dict(dynamic_batch="0,2"), "E10038"),
         ("convnet_dynamic_batch", dict(dynamic_batch="1,-2"), "E10038"),
@@ -259,7 +265,7 @@ def test_output_is_a_base_name(tmp_path):
     cmd = build_command(model, "dir/m.onnx", "Ascend310P3", output=str(tmp_path))
     assert cmd.option("--output") == str(tmp_path / "m")
     with pytest.raises(AtcRuleError) as excinfo:
-        build_command(model, "m.onnx", "Ascend310P3", output="x" * 5000)
+        build_command(model, "m.onnx", "Ascend310P3", output="x" * tables().limit("atc_output_path_max"))
     assert code_of(excinfo) == "E10021"
 
 
