@@ -17,16 +17,16 @@ from atccheck.cli.options import error_boundary
 def rule_command(name_or_code, show_all, fmt):
     """Print the documentation of the rule NAME_OR_CODE (unsupported-op, AC101), or --all rules."""
     from atccheck.errors import UsageError
-    from atccheck.rule_docs import applies_to, catalogue_page, rule_page, rule_text
+    from atccheck.rule_docs import catalogue_page, rule_page, rule_text
     from atccheck.rules import all_rules, find_rule
     from atccheck.target import closest
 
     if show_all == bool(name_or_code):
         raise UsageError("give a rule name or code, or --all")
+    rules = all_rules()
     if show_all:
-        rules = all_rules()
         if fmt == "json":
-            click.echo(json.dumps([_rule_dict(r, applies_to) for r in rules], indent=2, ensure_ascii=False))
+            click.echo(json.dumps([_rule_dict(r) for r in rules], indent=2, ensure_ascii=False))
         elif fmt == "markdown":
             click.echo(catalogue_page(rules), nl=False)
         else:
@@ -36,20 +36,22 @@ def rule_command(name_or_code, show_all, fmt):
         return
     rule = find_rule(name_or_code)
     if rule is None:
-        names = [r.name for r in all_rules()] + [r.code for r in all_rules()]
-        prefixed = [r.name for r in all_rules() if r.code.startswith(name_or_code.upper()) or r.name.startswith(name_or_code.lower())]
+        names = [r.name for r in rules] + [r.code for r in rules]
+        prefixed = [r.name for r in rules if r.code.startswith(name_or_code.upper()) or r.name.startswith(name_or_code.lower())]
         near = prefixed or closest(name_or_code, names)
         hint = f"; did you mean {', '.join(near)}?" if near else "; 'atccheck rule --all' lists them"
         raise UsageError(f"no rule '{name_or_code}'{hint}")
     if fmt == "json":
-        click.echo(json.dumps(_rule_dict(rule, applies_to, full=True), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(_rule_dict(rule, full=True), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
         click.echo(rule_page(rule), nl=False)
     else:
         click.echo(rule_text(rule), nl=False)
 
 
-def _rule_dict(rule, applies_to, full: bool = False) -> dict:
+def _rule_dict(rule, full: bool = False) -> dict:
+    from atccheck.rule_docs import applies_to
+
     docs = rule.docs()
     doc = {
         "code": rule.code,
