@@ -140,10 +140,9 @@ def _lint(model, model_path, text, where, soc, cann, fmt, precision_mode):
     sys.exit(EXIT_FINDINGS if result.has_errors() else EXIT_CLEAN)
 
 
-COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
-
-
 def _lint_text(result, where, suggested, color) -> str:
+    from atccheck.emit.text import COLOURS  # the same severity colours as check's text report
+
     def style(text, **kw):
         return click.style(text, **kw) if color else text
 
@@ -151,7 +150,7 @@ def _lint_text(result, where, suggested, color) -> str:
     for f in result.findings:
         option = f" ({f.location.node})" if f.location.node else ""
         head = f"{where}:{f.data.get('line', 1)}: {f.severity.value} {f.code} {f.name}{option}"
-        lines.append(style(head, fg=COLOURS[f.severity.value], bold=True))
+        lines.append(style(head, fg=COLOURS[f.severity], bold=True))
         lines.append(f"    {f.message}")
         extras = [f"ATC: {f.atc_error}" if f.atc_error else "ATC: no error (silent)"]
         extras.append(f"hint: {f.hint}")
