@@ -213,18 +213,22 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
-KEYS = (
-    "soc",
-    "cann",
-    "precision-mode",
-    "select",
-    "ignore",
-    "per-node-ignores",
-    "fail-on",
-    "input-shapes",
-    "device-memory",
-    "rule-docs-url",
-)
+# Settings field -> the key a user writes, for messages and `atccheck config`.
+FIELD_KEYS = {
+    "socs": "soc",
+    "cann": "cann",
+    "precision_mode": "precision-mode",
+    "select": "select",
+    "ignore": "ignore",
+    "per_node_ignores": "per-node-ignores",
+    "fail_on": "fail-on",
+    "input_shapes": "input-shapes",
+    "input_shape": "input-shape",
+    "device_memory_gib": "device-memory",
+    "rule_docs_url": "rule-docs-url",
+}
+# The keys a config file may hold: all but --input-shape, which is a command-line option only.
+KEYS = tuple(key for name, key in FIELD_KEYS.items() if name != "input_shape")
 
 
 def _strings(value: Any, key: str, where: str, *, single_ok: bool = False) -> tuple[str, ...]:
@@ -295,22 +299,6 @@ def parse_file_settings(path: Path) -> dict[str, Any]:
     return values
 
 
-# Settings field -> the key a user writes, for messages and `atccheck config`.
-FIELD_KEYS = {
-    "socs": "soc",
-    "cann": "cann",
-    "precision_mode": "precision-mode",
-    "select": "select",
-    "ignore": "ignore",
-    "per_node_ignores": "per-node-ignores",
-    "fail_on": "fail-on",
-    "input_shapes": "input-shapes",
-    "input_shape": "input-shape",
-    "device_memory_gib": "device-memory",
-    "rule_docs_url": "rule-docs-url",
-}
-
-
 def load_settings(
     cli: Mapping[str, Any] | None = None,
     *,
@@ -341,7 +329,6 @@ def load_settings(
         sources[key] = COMMAND_LINE
     for key in ("select", "ignore"):
         values[key] = split_patterns(values.get(key, ()))
-    for key in ("select", "ignore"):
         if values[key]:
             check_rule_patterns(values[key], f"{FIELD_KEYS[key]} ({sources[key]})")
     for entry in values.get("per_node_ignores", ()):
