@@ -29,7 +29,7 @@ import hashlib
 import json
 import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -51,7 +51,7 @@ class Fingerprint:
 
     def digest(self) -> str:
         """A short stable hash of the fingerprint (SARIF partialFingerprints use it)."""
-        text = "\x1f".join((self.model, self.soc, self.rule, self.graph, self.node, self.op_type))
+        text = "\x1f".join(astuple(self))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
@@ -142,7 +142,7 @@ def baseline_text(reports: Iterable[Report], path: str | os.PathLike[str]) -> st
     doc = {
         "atccheck_baseline": BASELINE_FORMAT,
         "written_by": f"atccheck {__version__}",
-        "fingerprint": ["model", "soc", "rule", "graph", "node", "op_type"],
+        "fingerprint": [f.name for f in fields(Fingerprint)],
         "findings": [e.to_dict() for e in build_entries(reports, root)],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
