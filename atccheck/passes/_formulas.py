@@ -1,4 +1,4 @@
-"""Formulas several decompositions share (Gelu in two passes, LayerNorm in two passes).
+"""Formulas several decompositions share (Gelu in two passes, LayerNorm and its scale/shift in two passes).
 
 Each takes an :class:`~atccheck.passes._rewrite.Emitter`, the input value name and its
 element type, appends the ops, and returns the name of the result.
@@ -62,6 +62,13 @@ def normalize(
         em.op("Reciprocal", [std], inv_std_out)
     normalized = em.op("Div", [centered, std])
     return em.cast(normalized, elem) if compute != elem else normalized
+
+
+def scale_shift(em: "Emitter", x: str, scale: str, bias: str, out: str | None = None) -> str:
+    """x * scale + bias, or x * scale when ``bias`` is empty (an optional input left out):
+    the affine step after a normalization."""
+    scaled = em.op("Mul", [x, scale], None if bias else out)
+    return em.op("Add", [scaled, bias], out) if bias else scaled
 
 
 def clamp(em: "Emitter", x: str, low: float, high: float, elem: int, use_clip: bool, out: str | None = None) -> str:

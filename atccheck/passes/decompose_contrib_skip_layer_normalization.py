@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._formulas import normalize
+from atccheck.passes._formulas import normalize, scale_shift
 from atccheck.passes._rewrite import CONTRIB_DOMAIN, Emitter, Rewriter, Site, consumers
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
@@ -56,11 +56,7 @@ class DecomposeContribSkipLayerNormalization(FixPass):
                 total = em.op("Add", [total, bias], total_out)
             epsilon = float(site.attr("epsilon", SKIP_LAYER_NORM_EPSILON))
             normalized = normalize(em, total, [-1], epsilon, elem, stash=TensorProto.FLOAT)
-            y = site.output(0)
-            if beta:
-                em.op("Add", [em.op("Mul", [normalized, gamma]), beta], y)
-            else:
-                em.op("Mul", [normalized, gamma], y)
+            scale_shift(em, normalized, gamma, beta, site.output(0))
             return em
 
         rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)

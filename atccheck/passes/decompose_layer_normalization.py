@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._formulas import normalize
+from atccheck.passes._formulas import normalize, scale_shift
 from atccheck.passes._rewrite import Emitter, Rewriter, Site
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
@@ -59,11 +59,7 @@ class DecomposeLayerNormalization(FixPass):
                 mean_out=site.output(1) or None,
                 inv_std_out=site.output(2) or None,
             )
-            y = site.output(0)
-            if bias:
-                em.op("Add", [em.op("Mul", [normalized, scale]), bias], y)
-            else:
-                em.op("Mul", [normalized, scale], y)
+            scale_shift(em, normalized, scale, bias, site.output(0))
             return em
 
         rw.run(rewrite, self.op_types or ())
