@@ -329,10 +329,16 @@ class Rewriter:
     # ---- the walk
 
     def run(self, rewrite: Callable[[Site], "Emitter | str | None"], op_types: Iterable[str], domain: str = "") -> None:
-        """Call ``rewrite`` on every node of these op types (in any graph, innermost graphs first)."""
+        """Call ``rewrite`` on every node of these op types (in any graph, innermost graphs first).
+
+        After rewriting ops of a custom ``domain`` (the com.microsoft decompositions), the
+        domain's opset import goes too once no node uses it (:meth:`drop_unused_domain`).
+        """
         types = frozenset(op_types)
         domains = STANDARD_DOMAINS if domain in STANDARD_DOMAINS else (domain,)
         self._visit(self.model.graph, ROOT_GRAPH, types, domains, rewrite)
+        if self.rewritten and domain not in STANDARD_DOMAINS:
+            self.drop_unused_domain(domain)
 
     def _visit(self, graph, path, types, domains, rewrite) -> None:
         import onnx
@@ -381,8 +387,8 @@ class Rewriter:
     def drop_unused_domain(self, domain: str) -> bool:
         """Remove the opset import of a domain no node (nor local function) uses any more.
 
-        The decompositions of contrib ops do this themselves: single-opset-import runs
-        before them in the pipeline, while the contrib nodes still hold the import.
+        :meth:`run` does this after rewriting a custom domain's ops: single-opset-import runs
+        before the decompositions in the pipeline, while the custom nodes still hold the import.
         """
         if any(n.domain == domain for g in iter_graphs(self.model.graph) for n in g.node):
             return False

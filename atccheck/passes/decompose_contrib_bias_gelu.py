@@ -40,6 +40,4 @@ class DecomposeContribBiasGelu(FixPass):
             return em
 
         rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
-        if rw.rewritten:
-            rw.drop_unused_domain(CONTRIB_DOMAIN)
         return rw.result("BiasGelu node(s)")

@@ -43,6 +43,4 @@ class DecomposeContribFastGelu(FixPass):
             return em
 
         rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
-        if rw.rewritten:
-            rw.drop_unused_domain(CONTRIB_DOMAIN)
         return rw.result("FastGelu node(s)")

@@ -44,6 +44,4 @@ class DecomposeContribQuickGelu(FixPass):
             return em
 
         rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
-        if rw.rewritten:
-            rw.drop_unused_domain(CONTRIB_DOMAIN)
         return rw.result("QuickGelu node(s)")

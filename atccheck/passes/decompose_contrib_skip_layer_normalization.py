@@ -60,6 +60,4 @@ class DecomposeContribSkipLayerNormalization(FixPass):
             return em
 
         rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
-        if rw.rewritten:
-            rw.drop_unused_domain(CONTRIB_DOMAIN)
         return rw.result("SkipLayerNormalization node(s)")
