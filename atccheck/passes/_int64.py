@@ -274,10 +274,10 @@ def _to(node: "onnx.NodeProto") -> int | None:
 
 def wanted(findings) -> bool:
     """A dtype finding names an int64 input that int32 would do for."""
-    return bool(targets(findings, None))
+    return bool(targets(findings))
 
 
-def targets(findings, graph_index: "GraphIndex | None") -> dict[tuple[str, str], set[int]]:
+def targets(findings) -> dict[tuple[str, str], set[int]]:
     """(graph path, node label) -> int64 input positions named by dtype findings."""
     out: dict[tuple[str, str], set[int]] = {}
     for f in findings:
@@ -323,7 +323,7 @@ def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
     shapes = shapes_of(model, ctx)
     index = GraphIndex(model)
     bounds = Bounds(index, shapes)
-    wanted = targets(ctx.findings, index)
+    wanted = targets(ctx.findings)
     if not wanted:
         return PassResult(model, False, [])
     opset = opset_of(model)

@@ -298,13 +298,6 @@ class Rewriter:
         except Exception:  # malformed payload: treat as not constant
             return None
 
-    def initializer_names(self) -> set[str]:
-        if self._graph_index is None:
-            from atccheck.model.graph import GraphIndex
-
-            self._graph_index = GraphIndex(self.model)
-        return set(self._graph_index.initializers)
-
     def registered(self, op_type: str, domain: str = "") -> bool:
         """Whether the target profile's parser registers this op at the model's opset."""
         from atccheck.tables import tables

@@ -275,12 +275,6 @@ def _adapt(node, model, current: int, target: int, shapes, index, names):
     return out_nodes, new_inits
 
 
-def _first_line(exc: BaseException) -> str:
-    from atccheck.verify import one_line
-
-    return one_line(exc)
-
-
 def _blockers(model: "onnx.ModelProto", opset: int) -> tuple[str, ...]:
     """Standard ops of the model that have no definition at or below this opset."""
     import onnx.defs

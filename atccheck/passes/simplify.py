@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # pragma: no cover
 # Above this serialized size the model goes to onnxsim as a file with external data: protobuf
 # cannot serialize a message of 2 GiB or more, and onnxsim's core is handed serialized bytes.
 FILE_ROUTE_BYTES = 2**31 - 2**26
-METADATA_PREFIX = "onnxsim."
 
 
 @register_pass
