@@ -241,8 +241,8 @@ def _glued(value: str, flags: dict[str, FlagInfo]) -> tuple[str, str] | None:
 
 
 def parse_atc_words(words: list[Word], out: _Collector, flags: dict[str, FlagInfo], line: int) -> ParsedCommand:
+    """Walk the words as getopt_long does; each helper reads one flag and says where the next word is."""
     occurrences: list[Occurrence] = []
-    argv = tuple(w.text for w in words)
     stray: list[Word] = []
     i = 0
     end_of_options = False
@@ -252,102 +252,121 @@ def parse_atc_words(words: list[Word], out: _Collector, flags: dict[str, FlagInf
         i += 1
         if end_of_options or not text.startswith(("-",) + tuple(UNICODE_DASHES)) or text == "-":
             stray.append(word)
-            continue
-        if text == "--":
+        elif text == "--":
             end_of_options = True
-            continue
-        if text[0] in UNICODE_DASHES:
-            fixed = "--" + text.lstrip("-" + UNICODE_DASHES)
-            shown = text.split("=", 1)[0]
-            out.add("unicode-dash-flag", fixed.split("=", 1)[0],
-                    f"'{shown}' starts with '{text[0]}' (U+{ord(text[0]):04X}), not '-': ATC reads the word as a "
-                    "stray parameter and the flag as unset", hint=f"type plain ASCII dashes: {fixed.split('=', 1)[0]}")
-            normalized, _ = _normalize(fixed)
-            name, _, value = normalized.partition("=")
-            canonical, _ = _resolve_flag(name, flags)
-            if canonical:
-                occurrences.append(Occurrence(canonical, value if "=" in normalized else None, text, word, True))
-            continue
-        normalized, promoted = _normalize(text)
-        if normalized.startswith("--"):
-            name, eq, value = normalized.partition("=")
-            canonical, candidates = _resolve_flag(name, flags)
-            if promoted:
-                out.add("single-dash-flag", canonical or name,
-                        f"'{text.split('=', 1)[0]}' has one dash; ATC rewrites it to '{name}' because two letters "
-                        "follow, so it works here, but it is not the documented form",
-                        hint=f"write {canonical or name}", atc_error=None)
-            if canonical is None:
-                near = candidates or difflib.get_close_matches(name, list(flags), n=3, cutoff=0.7)
-                hint = f"did you mean {', '.join(near[:3])}?" if near else "run 'atc --help' for the flags"
-                what = "is ambiguous: it starts " + ", ".join(candidates[:4]) if len(candidates) > 1 else "is not a flag"
-                out.add("unknown-atc-flag", name,
-                        f"'{name}' {what}; ATC stops with \"ERROR: unknown command line flag '{name.lstrip('-')}'\"",
-                        hint=hint, data={"flag": name, "candidates": candidates[:5]})
-                if "=" not in normalized and i < len(words) and not words[i].text.startswith("-"):
-                    i += 1  # its value, most likely
-                continue
-            if canonical != name:
-                out.add("abbreviated-flag", canonical, f"'{name}' is accepted as an abbreviation of {canonical}",
-                        hint=f"spell it out: {canonical}")
-            info = flags[canonical]
-            if eq:
-                glued = _glued(value, flags)
-                if glued is not None:
-                    head, rest = glued
-                    other = rest.split("=", 1)[0]
-                    out.add("glued-flags", canonical,
-                            f"{canonical} and {other} are one word ('...{head[-12:]}{rest[:len(other) + 1]}...'): "
-                            f"ATC reads '{value}' as the value of {canonical} and never sees {other}",
-                            hint="put a space before the second flag (after the closing quote)",
-                            atc_error="E10054", data={"flag": canonical, "glued": other})
-                    occurrences.append(Occurrence(canonical, head, text, word, True))
-                    other_name, _, other_value = rest.partition("=")
-                    other_canonical, _ = _resolve_flag(other_name, flags)
-                    if other_canonical:
-                        occurrences.append(Occurrence(other_canonical, other_value, text, word, True))
-                    continue
-                if value == "" and i < len(words) and not words[i].text.startswith("-") and info.takes_value:
-                    nxt = words[i]
-                    out.add("space-after-equals", canonical,
-                            f"'{text} {nxt.text}': the space after '=' gives {canonical} an empty value and "
-                            f"'{nxt.text}' becomes a stray word (\"ERROR: Non-option parameter: {nxt.text}\")",
-                            hint=f"remove the space: {canonical}={nxt.text}", data={"flag": canonical})
-                    occurrences.append(Occurrence(canonical, nxt.text, f"{text} {nxt.raw}", nxt, True))
-                    i += 1
-                    continue
-                occurrences.append(Occurrence(canonical, value, text, word))
-                continue
-            if not info.takes_value:
-                occurrences.append(Occurrence(canonical, None, text, word))
-                continue
-            if i >= len(words):
-                out.add("missing-flag-value", canonical,
-                        f"{canonical} is the last word and has no value: ATC stops with \"ERROR: flag '{text}' is "
-                        "missing its argument\"", hint=f"give it a value: {canonical}=...")
-                continue
-            nxt = words[i]
-            i += 1
-            if nxt.text.startswith("--"):
-                swallowed = nxt.text.split("=", 1)[0]
-                out.add("missing-flag-value", canonical,
-                        f"{canonical} has no value, so getopt_long takes the next word '{nxt.text}' as its value "
-                        f"and {swallowed} is never set", hint=f"give {canonical} its value, or remove it",
-                        atc_error="E10054", data={"flag": canonical, "swallowed": swallowed})
-                occurrences.append(Occurrence(canonical, nxt.text, f"{text} {nxt.raw}", nxt))
-                continue
-            occurrences.append(Occurrence(canonical, nxt.text, f"{text} {nxt.raw}", nxt))
-            continue
-        # a single dash and fewer than two letters: getopt's short options; only -h exists
-        if normalized in ("-h",):
-            occurrences.append(Occurrence("--help", None, text, word))
-            continue
-        short = normalized.lstrip("-").split("=", 1)[0]
-        out.add("single-dash-flag", normalized.split("=", 1)[0],
-                f"'{normalized.split('=', 1)[0]}' is read as short option(s), which ATC does not have: ATC stops "
-                f"with \"ERROR: unknown command line flag '{short}'\"",
-                hint="use the long form with two dashes, e.g. --output=...", severity=Severity.ERROR,
-                atc_error=C.UNKNOWN_FLAG)
+        elif text[0] in UNICODE_DASHES:
+            occurrences.extend(_unicode_dash_flag(word, out, flags))
+        else:
+            normalized, promoted = _normalize(text)
+            if normalized.startswith("--"):
+                found, i = _long_flag(word, normalized, promoted, words, i, out, flags)
+                occurrences.extend(found)
+            elif normalized == "-h":  # getopt's short options: only -h exists
+                occurrences.append(Occurrence("--help", None, text, word))
+            else:
+                _short_flag(normalized, out)
+    _report_stray_words(stray, occurrences, out)
+    return ParsedCommand(tuple(w.text for w in words), tuple(occurrences), line)
+
+
+def _unicode_dash_flag(word: Word, out: _Collector, flags: dict[str, FlagInfo]) -> list[Occurrence]:
+    """A flag typed with an en/em dash: ATC sees a stray word; the value checks run on what was meant."""
+    text = word.text
+    fixed = "--" + text.lstrip("-" + UNICODE_DASHES)
+    shown = text.split("=", 1)[0]
+    out.add("unicode-dash-flag", fixed.split("=", 1)[0],
+            f"'{shown}' starts with '{text[0]}' (U+{ord(text[0]):04X}), not '-': ATC reads the word as a "
+            "stray parameter and the flag as unset", hint=f"type plain ASCII dashes: {fixed.split('=', 1)[0]}")
+    normalized, _ = _normalize(fixed)
+    name, eq, value = normalized.partition("=")
+    canonical, _ = _resolve_flag(name, flags)
+    return [Occurrence(canonical, value if eq else None, text, word, True)] if canonical else []
+
+
+def _long_flag(word: Word, normalized: str, promoted: bool, words: list[Word], i: int, out: _Collector,
+               flags: dict[str, FlagInfo]) -> tuple[list[Occurrence], int]:
+    """``--name``, ``--name=value`` or ``--name value`` (``words[i]`` is the word after it)."""
+    text = word.text
+    name, eq, value = normalized.partition("=")
+    canonical, candidates = _resolve_flag(name, flags)
+    if promoted:
+        out.add("single-dash-flag", canonical or name,
+                f"'{text.split('=', 1)[0]}' has one dash; ATC rewrites it to '{name}' because two letters "
+                "follow, so it works here, but it is not the documented form",
+                hint=f"write {canonical or name}", atc_error=None)
+    if canonical is None:
+        near = candidates or difflib.get_close_matches(name, list(flags), n=3, cutoff=0.7)
+        hint = f"did you mean {', '.join(near[:3])}?" if near else "run 'atc --help' for the flags"
+        what = "is ambiguous: it starts " + ", ".join(candidates[:4]) if len(candidates) > 1 else "is not a flag"
+        out.add("unknown-atc-flag", name,
+                f"'{name}' {what}; ATC stops with \"ERROR: unknown command line flag '{name.lstrip('-')}'\"",
+                hint=hint, data={"flag": name, "candidates": candidates[:5]})
+        if not eq and i < len(words) and not words[i].text.startswith("-"):
+            i += 1  # its value, most likely
+        return [], i
+    if canonical != name:
+        out.add("abbreviated-flag", canonical, f"'{name}' is accepted as an abbreviation of {canonical}",
+                hint=f"spell it out: {canonical}")
+    if eq:
+        return _value_after_equals(word, canonical, value, words, i, out, flags)
+    if not flags[canonical].takes_value:
+        return [Occurrence(canonical, None, text, word)], i
+    if i >= len(words):
+        out.add("missing-flag-value", canonical,
+                f"{canonical} is the last word and has no value: ATC stops with \"ERROR: flag '{text}' is "
+                "missing its argument\"", hint=f"give it a value: {canonical}=...")
+        return [], i
+    nxt = words[i]
+    if nxt.text.startswith("--"):
+        swallowed = nxt.text.split("=", 1)[0]
+        out.add("missing-flag-value", canonical,
+                f"{canonical} has no value, so getopt_long takes the next word '{nxt.text}' as its value "
+                f"and {swallowed} is never set", hint=f"give {canonical} its value, or remove it",
+                atc_error="E10054", data={"flag": canonical, "swallowed": swallowed})
+    return [Occurrence(canonical, nxt.text, f"{text} {nxt.raw}", nxt)], i + 1
+
+
+def _value_after_equals(word: Word, canonical: str, value: str, words: list[Word], i: int, out: _Collector,
+                        flags: dict[str, FlagInfo]) -> tuple[list[Occurrence], int]:
+    """``--name=value``, unless another flag is glued to the value or a space follows the '='."""
+    text = word.text
+    glued = _glued(value, flags)
+    if glued is not None:
+        head, rest = glued
+        other = rest.split("=", 1)[0]
+        out.add("glued-flags", canonical,
+                f"{canonical} and {other} are one word ('...{head[-12:]}{rest[:len(other) + 1]}...'): "
+                f"ATC reads '{value}' as the value of {canonical} and never sees {other}",
+                hint="put a space before the second flag (after the closing quote)",
+                atc_error="E10054", data={"flag": canonical, "glued": other})
+        found = [Occurrence(canonical, head, text, word, True)]
+        other_name, _, other_value = rest.partition("=")
+        other_canonical, _ = _resolve_flag(other_name, flags)
+        if other_canonical:
+            found.append(Occurrence(other_canonical, other_value, text, word, True))
+        return found, i
+    if value == "" and i < len(words) and not words[i].text.startswith("-") and flags[canonical].takes_value:
+        nxt = words[i]
+        out.add("space-after-equals", canonical,
+                f"'{text} {nxt.text}': the space after '=' gives {canonical} an empty value and "
+                f"'{nxt.text}' becomes a stray word (\"ERROR: Non-option parameter: {nxt.text}\")",
+                hint=f"remove the space: {canonical}={nxt.text}", data={"flag": canonical})
+        return [Occurrence(canonical, nxt.text, f"{text} {nxt.raw}", nxt, True)], i + 1
+    return [Occurrence(canonical, value, text, word)], i
+
+
+def _short_flag(normalized: str, out: _Collector) -> None:
+    """A single dash and fewer than two letters: getopt reads short options, and ATC has none but -h."""
+    flag = normalized.split("=", 1)[0]
+    short = normalized.lstrip("-").split("=", 1)[0]
+    out.add("single-dash-flag", flag,
+            f"'{flag}' is read as short option(s), which ATC does not have: ATC stops "
+            f"with \"ERROR: unknown command line flag '{short}'\"",
+            hint="use the long form with two dashes, e.g. --output=...", severity=Severity.ERROR,
+            atc_error=C.UNKNOWN_FLAG)
+
+
+def _report_stray_words(stray: list[Word], occurrences: list[Occurrence], out: _Collector) -> None:
     for word in stray:
         previous = next((o for o in reversed(occurrences) if o.word is not None), None)
         hint = "quote the value it belongs to, or remove it"
@@ -356,7 +375,6 @@ def parse_atc_words(words: list[Word], out: _Collector, flags: dict[str, FlagInf
         out.add("stray-word", None,
                 f"'{word.text}' belongs to no flag: ATC stops with \"ERROR: Non-option parameter: {word.text}\"",
                 hint=hint, data={"word": word.text})
-    return ParsedCommand(argv, tuple(occurrences), line)
 
 
 # --------------------------------------------------------------------------- value checks
