@@ -80,10 +80,11 @@ class Verifier:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify")
         self.reference: "Future[Reference] | None" = None
 
-    def start_reference(self, model: "onnx.ModelProto", path: Path | None, has_external: bool) -> None:
-        self.reference = self.pool.submit(self._reference, model, path, has_external)
+    def start_reference(self, model: "onnx.ModelProto", path: Path | None) -> None:
+        """Run the original model: from its file when it has one (onnxruntime reads it), else ``model``."""
+        self.reference = self.pool.submit(self._reference, model, path)
 
-    def _reference(self, model: "onnx.ModelProto", path: Path | None, has_external: bool) -> Reference:
+    def _reference(self, model: "onnx.ModelProto", path: Path | None) -> Reference:
         from atccheck.verify import ModelSource, RunError, check_graph, one_line, run_model
 
         checker_error = check_graph(model)

@@ -422,11 +422,11 @@ def fix(
     early = loaded.path is not None and not loaded.external
     try:
         if early:
-            verifier.start_reference(loaded.model, loaded.path, False)
+            verifier.start_reference(loaded.model, loaded.path)
         before = check_prepared(prepare(loaded), target)  # the model as stored: weights not read yet
         working = read_weights(loaded, model)
         if not early:
-            verifier.start_reference(working, loaded.path, bool(loaded.external))
+            verifier.start_reference(working, loaded.path)
         pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
                              unsafe_fixes, options or {}, verifier)
         start = pipeline.new_state(working, before)
