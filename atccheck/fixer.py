@@ -448,16 +448,12 @@ def fix(
     after.model = str(out) if out is not None else before.model
     remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe_fixes)) for f in after.findings]
 
-    written = False
     external = None
     final_model = final.model
-    if out is not None and staged.commit(final):
-        written = True
-    elif out is not None:
+    if out is not None and not staged.commit(final):  # nothing staged for this model: write it now
         needs_external = bool(loaded.external) or approx_size(final_model) >= inline_limit(options)
         data = final_verdict.data if final_verdict is not None and final is not start else None
         external = write_model(final_model, out, needs_external, data, durable=in_place)
-        written = True
 
     command, command_error = _atc_command(final_model, out, target)
     return FixOutcome(
@@ -470,7 +466,7 @@ def fix(
         verification=verification,
         model=final_model,
         output=out,
-        written=written,
+        written=out is not None,
         external_data=external,
         warnings=plan.warnings(),
         input_shapes=_input_dims(final_model),
