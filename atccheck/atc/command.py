@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from atccheck.atc.facts import precision_values
+from atccheck.atc.facts import ONNX_FRAMEWORK, precision_values
 from atccheck.atc.spec import (
     Gears,
     Problem,
@@ -51,9 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from atccheck.report import Report
 
-ONNX_FRAMEWORK = "5"
 DEFAULT_PRECISIONS = ("force_fp16", "fp16")  # ATC's defaults for --precision_mode / --precision_mode_v2
-
 
 
 class AtcRuleError(UsageError):
