@@ -46,7 +46,7 @@ from atccheck.fix_outcome import (
 )
 from atccheck.fix_output import Staging, default_output, inline_limit, resolve_output, write_model
 from atccheck.fix_verification import State, Verifier, record_verdict, summarize
-from atccheck.model.loading import graph_problem, load_model
+from atccheck.model.loading import LoadedModel, graph_problem, load_model
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target
@@ -79,7 +79,7 @@ MAX_ROUNDS = 3
 # --------------------------------------------------------------------------- loading
 
 
-def read_weights(loaded: Any, source: "str | os.PathLike[str] | onnx.ModelProto") -> "onnx.ModelProto":
+def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.ModelProto") -> "onnx.ModelProto":
     """The model with every external tensor read in (fix rewrites weights, so it needs them).
 
     For a file, the loaded proto itself gets the weights; a caller's ModelProto is copied,
