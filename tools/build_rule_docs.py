@@ -24,18 +24,19 @@ from atccheck.rule_docs import DOCS_FOLDER, expected_pages  # noqa: E402
 from atccheck.rules import all_rules  # noqa: E402
 
 
-def differences(out: Path) -> list[str]:
+def differences(out: Path, expected: dict[str, str] | None = None) -> list[str]:
     """File names under ``out`` that are missing, stale, or left over from a removed rule."""
-    expected = expected_pages(all_rules())
+    if expected is None:
+        expected = expected_pages(all_rules())
     present = {p.name for p in out.glob("*.md")} if out.is_dir() else set()
     wrong = [name for name, text in expected.items() if not (out / name).is_file() or (out / name).read_text(encoding="utf-8") != text]
-    return sorted(wrong + sorted(present - set(expected)))
+    return sorted([*wrong, *(present - set(expected))])
 
 
 def write(out: Path) -> list[str]:
     expected = expected_pages(all_rules())
     out.mkdir(parents=True, exist_ok=True)
-    changed = differences(out)
+    changed = differences(out, expected)
     for name in changed:
         path = out / name
         if name in expected:
