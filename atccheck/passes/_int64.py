@@ -293,22 +293,16 @@ def targets(findings) -> dict[tuple[str, str], set[int]]:
 
 def graphs_by_path(model: "onnx.ModelProto") -> dict[str, "onnx.GraphProto"]:
     """Every graph by the path findings use (``main``, ``main/If_0:then_branch``)."""
-    import onnx
-
     from atccheck.findings import ROOT_GRAPH
+    from atccheck.passes._rewrite import nested_graphs
 
     found: dict[str, "onnx.GraphProto"] = {}
 
     def walk(graph: "onnx.GraphProto", path: str) -> None:
         found[path] = graph
         for position, node in enumerate(graph.node):
-            label = node.name or f"{node.op_type}_{position}"
-            for attr in node.attribute:
-                if attr.type == onnx.AttributeProto.GRAPH:
-                    walk(attr.g, f"{path}/{label}:{attr.name}")
-                elif attr.type == onnx.AttributeProto.GRAPHS:
-                    for k, sub in enumerate(attr.graphs):
-                        walk(sub, f"{path}/{label}:{attr.name}[{k}]")
+            for sub_path, sub in nested_graphs(node, position, path):
+                walk(sub, sub_path)
 
     walk(model.graph, ROOT_GRAPH)
     return found

@@ -20,9 +20,10 @@ A pass returns from its per-node function an :class:`Emitter` (replace the node)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from atccheck.findings import ROOT_GRAPH
+from atccheck.model.graph import subgraphs
 from atccheck.passes.base import PassContext, PassResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -334,16 +335,9 @@ class Rewriter:
             self.drop_unused_domain(domain)
 
     def _visit(self, graph, path, types, domains, rewrite) -> None:
-        import onnx
-
         for index, node in enumerate(graph.node):
-            label = node.name or f"{node.op_type}_{index}"
-            for attr in node.attribute:
-                if attr.type == onnx.AttributeProto.GRAPH:
-                    self._visit(attr.g, f"{path}/{label}:{attr.name}", types, domains, rewrite)
-                elif attr.type == onnx.AttributeProto.GRAPHS:
-                    for k, sub in enumerate(attr.graphs):
-                        self._visit(sub, f"{path}/{label}:{attr.name}[{k}]", types, domains, rewrite)
+            for sub_path, sub in nested_graphs(node, index, path):
+                self._visit(sub, sub_path, types, domains, rewrite)
         edits: dict[int, Emitter] = {}
         for index, node in enumerate(graph.node):
             if node.op_type not in types or node.domain not in domains:
@@ -455,18 +449,26 @@ def opset_of(model: "onnx.ModelProto", domain: str = "") -> int | None:
     return None
 
 
-def iter_graphs(graph: "onnx.GraphProto"):
+def iter_graphs(graph: "onnx.GraphProto") -> Iterator["onnx.GraphProto"]:
     """A graph and all graphs nested in its nodes' attributes."""
-    import onnx
-
     yield graph
     for node in graph.node:
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                yield from iter_graphs(attr.g)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for sub in attr.graphs:
-                    yield from iter_graphs(sub)
+        for sub in subgraphs(node):
+            yield from iter_graphs(sub)
+
+
+def nested_graphs(node: "onnx.NodeProto", index: int, path: str) -> Iterator[tuple[str, "onnx.GraphProto"]]:
+    """The graphs in the attributes of the node at ``index`` of the graph at ``path``, each with
+    its own path as findings spell it (``main/If_0:then_branch``, ``main/Loop_3:body``)."""
+    import onnx
+
+    label = node.name or f"{node.op_type}_{index}"
+    for attr in node.attribute:
+        if attr.type == onnx.AttributeProto.GRAPH:
+            yield f"{path}/{label}:{attr.name}", attr.g
+        elif attr.type == onnx.AttributeProto.GRAPHS:
+            for k, sub in enumerate(attr.graphs):
+                yield f"{path}/{label}:{attr.name}[{k}]", sub
 
 
 def all_names(model: "onnx.ModelProto") -> set[str]:
