@@ -57,8 +57,7 @@ def render(
         label = f"{report.model} [{target.soc.name}]"
         suite = ET.SubElement(root, "testsuite", name=_clean(f"{report.model} on {target.describe()}"))
         props = ET.SubElement(suite, "properties")
-        for key, value in (("model", report.model), ("soc", target.soc.name), ("cann", target.profile.id),
-                           ("precision_mode", target.precision_mode), ("fail_on", fail_on)):
+        for key, value in (("model", report.model), *target.to_dict().items(), ("fail_on", fail_on)):
             ET.SubElement(props, "property", name=key, value=_clean(value))
         by_code: dict[str, list[Finding]] = {}
         for f in report.findings:
