@@ -12,8 +12,12 @@ import pytest
 from atccheck.atc.codes import LINT_CODES
 from atccheck.atc.lint import lint_command
 from atccheck.errors import UsageError
+from atccheck.tables import tables
 from builders import single_op_model
 from conftest import SAMPLE_MODELS
+
+# One gear fewer than ATC's minimum (E10035).
+TOO_FEW_GEARS = ",".join(str(b) for b in range(1, tables().limit("gear_count_min")))
 
 GOOD = ('atc --model=models/convnet_dynamic_batch.onnx --framework=5 --output=out/net '
         '--soc_version=Ascend310P3 --input_format=NCHW --input_shape="image:1,3,64,64"')
@@ -208,7 +212,7 @@ def test_input_shape_syntax_and_comma_separated_entries():
     ("extra", "shape", "code"),
     [
         ('--dynamic_batch_size="1,2" --dynamic_dims="1;2"', "image:-1,3,64,64", "E10009"),
-        ('--dynamic_batch_size="4"', "image:-1,3,64,64", "E10035"),
+        (f'--dynamic_batch_size="{TOO_FEW_GEARS}"', "image:-1,3,64,64", "E10035"),
         ('--dynamic_batch_size="1,2,2"', "image:-1,3,64,64", "E10039"),
         ('--dynamic_batch_size="1,2"', "image:1,3,-1,64", "E10018"),
         ('--dynamic_batch_size="1,2"', "image:1,3,64,64", "E10031"),

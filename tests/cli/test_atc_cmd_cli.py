@@ -9,7 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from atccheck.cli.main import main
+from atccheck.tables import tables
 from conftest import SAMPLE_MODELS
+
+
+# One gear fewer than ATC's minimum (E10035).
+TOO_FEW_GEARS = ",".join(str(b) for b in range(1, tables().limit("gear_count_min")))
 
 
 def sample(name: str) -> str:
@@ -54,7 +59,7 @@ def test_notes_go_to_stderr():
     ("args", "code"),
     [
         (("--soc", "Ascend310"), "EZ3002"),
-        (("--soc", "Ascend310P3", "--dynamic-batch", "8"), "E10035"),
+        (("--soc", "Ascend310P3", "--dynamic-batch", TOO_FEW_GEARS), "E10035"),
         (("--soc", "Ascend310P3", "--dynamic-batch", "1,2", "--dynamic-dims", "1;2"), "E10009"),
         (("--soc", "Ascend310P3", "--dynamic-image-size", "64,64;32,32"), "E10019"),
     ],
