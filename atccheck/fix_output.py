@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from atccheck.errors import InputError, UsageError
+from atccheck.verify import EXTERNAL_DATA_THRESHOLD, INLINE_LIMIT
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -22,7 +23,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.fix_verification import State
 
 OUTPUT_SUFFIX = ".atc.onnx"
-EXTERNAL_DATA_THRESHOLD = 1024  # tensors above this many bytes go to the data file
 
 
 def default_output(path: Path) -> Path:
@@ -141,6 +141,4 @@ class Staging:
 
 def inline_limit(options: Mapping[str, Any] | None) -> int:
     """The serialized size from which a model is written with external data (``external_data_bytes``)."""
-    from atccheck.verify import INLINE_LIMIT
-
     return int((options or {}).get("external_data_bytes", INLINE_LIMIT))

@@ -40,6 +40,8 @@ PROBE_DIM = 64
 INT_HIGH = 4
 # A serialized model must stay under protobuf's 2 GiB limit; past this size we go through files.
 INLINE_LIMIT = 2**31 - 2**26
+# Written with external data, tensors above this many bytes go to the data file.
+EXTERNAL_DATA_THRESHOLD = 1024
 
 Feeds = dict[str, "np.ndarray"]
 Outputs = dict[str, "np.ndarray"]
@@ -436,7 +438,7 @@ def save_with_external_data(model: "onnx.ModelProto", target: Path) -> None:
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     onnx.save_model(copy, str(target), save_as_external_data=True, all_tensors_to_one_file=True,
-                    location=target.name + ".data", size_threshold=1024)
+                    location=target.name + ".data", size_threshold=EXTERNAL_DATA_THRESHOLD)
 
 
 def session_options() -> Any:

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.verify import INLINE_LIMIT
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
 # Above this serialized size the model goes to onnxsim as a file with external data: protobuf
 # cannot serialize a message of 2 GiB or more, and onnxsim's core is handed serialized bytes.
-FILE_ROUTE_BYTES = 2**31 - 2**26
+FILE_ROUTE_BYTES = INLINE_LIMIT
 
 
 @register_pass
