@@ -97,6 +97,7 @@ def fold(name: str, index: "GraphIndex", shapes: "ShapeIndex", opset: int | None
 
 def _value(name, index, shapes, opset, memo, depth) -> "np.ndarray":
     import numpy as np
+    from onnx import AttributeProto
 
     if name in memo:
         return memo[name]
@@ -127,7 +128,7 @@ def _value(name, index, shapes, opset, memo, depth) -> "np.ndarray":
             value = dims[slice(start if start >= 0 else start + rank, end if end >= 0 else end + rank)]
         memo[name] = value
         return value
-    if any(a.type in (5, 10) for a in node.attribute):  # GRAPH / GRAPHS: control flow
+    if any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS) for a in node.attribute):  # control flow
         raise NotFoldable(f"it is computed inside {node.op_type} control flow")
     if node.op_type.startswith("Random"):
         raise NotFoldable("it is random")
