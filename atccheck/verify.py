@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import onnx
 
+    from atccheck.model.shapes import ShapeIndex
+
 SEED = 0
 # Sizes given, for verification only, to dims nothing fixes: axis 0 of a rank >= 2 input is a
 # batch (1); any other dim gets a size big enough for the pooling and striding of common nets.
@@ -333,7 +335,7 @@ def index_bounds(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
     for vi in model.graph.input:
         if vi.name not in shapes or not _is_int(vi.type.tensor_type.elem_type):
             continue
-        frontier, seen, bound = [vi.name], {vi.name}, None
+        frontier, seen, sizes = [vi.name], {vi.name}, []
         while frontier:
             value = frontier.pop()
             for consumer in graph.consumers.get(value, []):
@@ -349,23 +351,26 @@ def index_bounds(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
                     elif position == 1 and node.op_type in ("Gather", "GatherElements", "GatherND"):
                         if index is None:
                             index = infer_shapes(model, shapes)
-                        info = index.get(node.input[0])
-                        if info is None or info.shape is None:
-                            continue
-                        axis = 0
-                        for attr in node.attribute:
-                            if attr.name == "axis":
-                                axis = attr.i
-                        if node.op_type == "GatherND":
-                            dims = info.shape
-                        else:
-                            dims = info.shape[axis:axis + 1] if axis >= 0 else info.shape[axis:][:1]
-                        sizes = [d for d in dims if isinstance(d, int) and d > 0]
-                        if sizes:
-                            bound = min(sizes) if bound is None else min(bound, min(sizes))
-        if bound is not None:
-            bounds[vi.name] = bound
+                        sizes.extend(_indexed_sizes(node, index))
+        if sizes:
+            bounds[vi.name] = min(sizes)
     return bounds
+
+
+def _indexed_sizes(node: "onnx.NodeProto", index: "ShapeIndex") -> list[int]:
+    """The known sizes of the axes a Gather-like node's indices point into (all axes for GatherND)."""
+    info = index.get(node.input[0])
+    if info is None or info.shape is None:
+        return []
+    axis = 0
+    for attr in node.attribute:
+        if attr.name == "axis":
+            axis = attr.i
+    if node.op_type == "GatherND":
+        dims = info.shape
+    else:
+        dims = info.shape[axis:axis + 1] if axis >= 0 else info.shape[axis:][:1]
+    return [d for d in dims if isinstance(d, int) and d > 0]
 
 
 def _is_int(elem_type: int) -> bool:
