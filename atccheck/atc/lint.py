@@ -24,7 +24,7 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from atccheck.atc import codes as C
 from atccheck.atc.facts import (
@@ -494,6 +494,19 @@ def _check_output(cmd: ParsedCommand, out: _Collector) -> None:
                 source="shared/reference/atc_options.json --output")
 
 
+def _known_invalid_soc(value: str, entries: Sequence[str]) -> str | None:
+    """The remark of the table entry naming ``value`` as invalid for ATC, or None.
+
+    Entries read ``"Ascend910_93 / Ascend950 (short names used inside code)"``: names split by
+    " / ", then a remark in parentheses.
+    """
+    for entry in entries:
+        names, _, remark = entry.partition("(")
+        if value in (n.strip() for n in names.split("/")):
+            return remark.rstrip(")").strip() or "listed as invalid"
+    return None
+
+
 def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables") -> "Soc | None":
     occurrence = cmd.last("--soc_version")
     if occurrence is None or occurrence.value is None or occurrence.has_expansion or not occurrence.value:
@@ -513,9 +526,8 @@ def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables") -> "Soc | Non
     near = difflib.get_close_matches(value, list(names), n=3, cutoff=0.6)
     if value.lower() in by_lower:
         reason = f"--soc_version is case-sensitive: write {by_lower[value.lower()]}"
-    elif value in tbl.atc_options_extra.get("soc_version_not_valid", ()) or any(
-            value in entry.split(" / ")[0].split(" / ") for entry in tbl.atc_options_extra.get("soc_version_not_valid", ())):
-        reason = "a short family name used inside CANN, not a platform config"
+    elif (remark := _known_invalid_soc(value, tbl.atc_options_extra.get("soc_version_not_valid", ()))) is not None:
+        reason = f"not an ATC target: {remark}"
     elif re.fullmatch(r"(?i)ascend", value):
         reason = "'Ascend' alone names no chip: append the model, e.g. Ascend310P3 (see 'npu-smi info')"
     elif re.search(r"(?i)x{2,}", value):

@@ -120,7 +120,9 @@ def test_same_flag_twice_with_different_values():
         ("Ascendxxx", "placeholder"),
         ("AscendA310", "no platform config"),
         ("ascend310p3", "case-sensitive: write Ascend310P3"),
-        ("Ascend910_93", "short family name"),
+        ("Ascend910_93", "short names used inside code"),
+        ("Ascend950", "short names used inside code"),  # not only the first name of the table entry
+        ("Ascend710", "pre-rename name of Ascend310P"),
         ("Ascend310P", "Ascend310P1"),
     ],
 )
