@@ -11,6 +11,7 @@ from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
+    from atccheck.model.shapes import ShapeIndex
     from atccheck.target import Target
 
 # The rules that score a candidate opset: both read the parser's domain::opset::type lookup.
@@ -81,11 +82,12 @@ class ConvertOpset(FixPass):
         ranked = sorted((c for c in candidates if c.reachable and c.opset != current),
                         key=lambda c: (c.errors, c.warnings, abs(c.opset - current), -c.opset))
         failures: list[Candidate] = []
+        shapes: "ShapeIndex | None" = ctx.context.shapes if ctx.context is not None else None
         for cand in ranked:
             if (cand.errors, cand.warnings) >= (baseline.errors, baseline.warnings):
                 break
             try:
-                converted, kept = convert_model(model, current, cand.opset)
+                converted, kept = convert_model(model, current, cand.opset, shapes)
             except ConvertError as exc:
                 failures.append(Candidate(cand.opset, failure=str(exc)))
                 continue
@@ -112,11 +114,14 @@ class ConvertError(Exception):
 SEMANTICS_CHANGED = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13, "GridSample": 20}
 
 
-def convert_model(model: "onnx.ModelProto", current: int, target: int) -> tuple["onnx.ModelProto", list[str]]:
+def convert_model(
+    model: "onnx.ModelProto", current: int, target: int, shapes: "ShapeIndex | None" = None
+) -> tuple["onnx.ModelProto", list[str]]:
     """The model at ``target``: onnx's version converter, node by node where it lacks an adapter.
 
     Returns the converted model and the op types kept as they were (their definitions at the
     two opsets differ only in accepted types or in attributes the node leaves at the default).
+    ``shapes`` are the model's inferred shapes when the caller has them (else inferred here).
     """
     from onnx import version_converter
 
@@ -124,7 +129,7 @@ def convert_model(model: "onnx.ModelProto", current: int, target: int) -> tuple[
         return version_converter.convert_version(model, target), []
     except Exception:  # a missing adapter for some op: convert what can be converted, keep what may be kept
         pass
-    return _convert_by_node(model, current, target)
+    return _convert_by_node(model, current, target, shapes)
 
 
 def _schema(op_type: str, opset: int):
@@ -136,7 +141,9 @@ def _schema(op_type: str, opset: int):
         return None
 
 
-def _convert_by_node(model: "onnx.ModelProto", current: int, target: int) -> tuple["onnx.ModelProto", list[str]]:
+def _convert_by_node(
+    model: "onnx.ModelProto", current: int, target: int, shapes: "ShapeIndex | None"
+) -> tuple["onnx.ModelProto", list[str]]:
     import onnx
 
     from atccheck.model.graph import GraphIndex
@@ -144,7 +151,8 @@ def _convert_by_node(model: "onnx.ModelProto", current: int, target: int) -> tup
 
     result = onnx.ModelProto()
     result.CopyFrom(model)
-    shapes = infer_shapes(result)
+    if shapes is None:
+        shapes = infer_shapes(result)
     index = GraphIndex(result)
     names = Names(result)
     kept: set[str] = set()
