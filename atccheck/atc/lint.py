@@ -265,7 +265,7 @@ def parse_atc_words(words: list[Word], out: _Collector, flags: dict[str, FlagInf
                 occurrences.append(Occurrence("--help", None, text, word))
             else:
                 _short_flag(normalized, out)
-    _report_stray_words(stray, occurrences, out)
+    _report_stray_words(words, stray, occurrences, out)
     return ParsedCommand(tuple(w.text for w in words), tuple(occurrences), line)
 
 
@@ -366,9 +366,12 @@ def _short_flag(normalized: str, out: _Collector) -> None:
             atc_error=C.UNKNOWN_FLAG)
 
 
-def _report_stray_words(stray: list[Word], occurrences: list[Occurrence], out: _Collector) -> None:
+def _report_stray_words(words: list[Word], stray: list[Word], occurrences: list[Occurrence], out: _Collector) -> None:
+    position = {id(word): index for index, word in enumerate(words)}
     for word in stray:
-        previous = next((o for o in reversed(occurrences) if o.word is not None), None)
+        # the flag written just before the stray word, which it most likely belongs to
+        before = [o for o in occurrences if o.word is not None and position[id(o.word)] < position[id(word)]]
+        previous = max(before, key=lambda o: position[id(o.word)], default=None)
         hint = "quote the value it belongs to, or remove it"
         if previous is not None and previous.value is not None and not previous.value.endswith(('"', "'")):
             hint = f"if it is part of the value of {previous.flag}, quote the whole value"

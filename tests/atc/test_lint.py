@@ -331,3 +331,10 @@ def test_findings_are_located_on_the_command():
     (f,) = result.findings
     assert f.location.graph == "atc-command" and f.location.node == "--input_format"
     assert f.to_dict()["code"] == "AC514"
+
+
+def test_stray_word_hint_names_the_flag_written_just_before_it():
+    command = ("atc --framework=5 --model=m.onnx --input_shape=image:1, 3,64,64 "
+               "--output=out --soc_version=Ascend310P3")
+    found = only(lint(command), "stray-word")
+    assert "--input_shape" in found[0].hint and "--soc_version" not in found[0].hint
