@@ -41,6 +41,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from atccheck.errors import UsageError
+from atccheck.rules import rule_matches
 from atccheck.report import FAIL_ON
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE
 
@@ -127,12 +128,6 @@ class Settings:
 
 
 # --------------------------------------------------------------------------- matching
-
-
-def rule_matches(pattern: str, code: str, name: str) -> bool:
-    """The engine's select/ignore semantics: a code, a name, or a prefix of either."""
-    pattern = pattern.strip()
-    return bool(pattern) and (code.startswith(pattern.upper()) or name.startswith(pattern.lower()))
 
 
 def model_matches(glob: str, model: str | os.PathLike[str], root: Path) -> bool:

@@ -17,7 +17,7 @@ from atccheck.model.shapes import (
     validate_input_shapes,
 )
 from atccheck.report import Report, ShapeSummary, SymbolicDim
-from atccheck.rules import Rule, all_rules
+from atccheck.rules import Rule, all_rules, rule_matches
 from atccheck.tables import AI_ONNX, Tables, tables
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target, resolve_target
 
@@ -61,7 +61,7 @@ def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterab
     """Select/ignore by code or name; a prefix ('AC1', 'dynamic-') matches every rule it starts."""
 
     def matches(patterns: Iterable[str]) -> bool:
-        return any(rule.code.startswith(p.upper()) or rule.name.startswith(p.lower()) for p in patterns)
+        return any(rule_matches(p, rule.code, rule.name) for p in patterns)
 
     if select and not matches(select):
         return False

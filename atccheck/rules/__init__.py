@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from atccheck.rules.base import Rule, register, registered_rules
 
-__all__ = ["Rule", "all_rules", "find_rule", "register"]
+__all__ = ["Rule", "all_rules", "find_rule", "register", "rule_matches"]
 
 
 @lru_cache(maxsize=1)
@@ -26,3 +26,9 @@ def find_rule(name_or_code: str) -> type[Rule] | None:
         if key.upper() == rule.code or key.lower() == rule.name:
             return rule
     return None
+
+
+def rule_matches(pattern: str, code: str, name: str) -> bool:
+    """Select/ignore semantics: a code, a name, or a prefix of either ('AC1', 'dynamic-')."""
+    pattern = pattern.strip()
+    return bool(pattern) and (code.startswith(pattern.upper()) or name.startswith(pattern.lower()))
