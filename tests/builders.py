@@ -92,3 +92,23 @@ def contrib_model(op, extra_inputs=(), shape=(2, 5, 8), elem=TensorProto.FLOAT, 
         final = "z"
     outs = [tensor_input(final, list(shape), elem)] + [tensor_input(n, list(shape), elem) for n in (graph_outputs or ())]
     return make_model(nodes, inputs, outs, inits, opset=17, extra_opsets={CONTRIB_DOMAIN: 1})
+
+
+def resize_with_computed_sizes(
+    x_shape: Sequence[int | str | None] = (1, 3, 8, 8), out_hw: Sequence[int] = (16, 16), shaped_output: bool = True
+) -> onnx.ModelProto:
+    """Resize with sizes = Concat(Shape(x)[0:2], out_hw): computable once x's shape is static.
+
+    The output ``y`` is declared [N, C, *out_hw] like x, or without a shape (``shaped_output=False``).
+    """
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+        helper.make_node("Slice", ["shape", "zero", "two"], ["nc"], name="slice"),
+        helper.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0, name="concat"),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", name="resize"),
+    ]
+    inits = [init("zero", np.array([0], np.int64)), init("two", np.array([2], np.int64)),
+             init("hw", np.array(out_hw, np.int64))]
+    y = (tensor_input("y", [x_shape[0], x_shape[1], *out_hw]) if shaped_output
+         else helper.make_tensor_value_info("y", FLOAT, None))
+    return make_model(nodes, [tensor_input("x", x_shape)], [y], inits)

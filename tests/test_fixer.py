@@ -16,7 +16,7 @@ from atccheck.errors import InputError, UsageError
 from atccheck.fixer import PassStatus, fix
 from atccheck.passes import all_passes
 from atccheck.passes.base import FixPass, PassResult
-from builders import init, make_model, tensor_input
+from builders import init, make_model, resize_with_computed_sizes, tensor_input
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -365,15 +365,7 @@ def test_json_report_shape():
 
 
 def test_a_repair_simplify_already_did_is_skipped_and_says_so():
-    nodes = [
-        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
-        helper.make_node("Slice", ["shape", "zero", "two"], ["nc"], name="slice"),
-        helper.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0, name="concat"),
-        helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", name="resize"),
-    ]
-    inits = [init("zero", np.array([0], np.int64)), init("two", np.array([2], np.int64)),
-             init("hw", np.array([16, 16], np.int64))]
-    model = make_model(nodes, [tensor_input("x", ["n", 3, 8, 8])], [tensor_input("y", ["n", 3, 16, 16])], inits)
+    model = resize_with_computed_sizes(["n", 3, 8, 8])
     outcome = fix(model, soc="Ascend310P3", write=False)
     assert status(outcome, "simplify")[0].status is PassStatus.APPLIED
     fold = status(outcome, "fold-resize-scales")[0]

@@ -1,29 +1,12 @@
 from __future__ import annotations
 
-import numpy as np
-from onnx import helper
-
 from atccheck.passes.fold_resize_scales import FoldResizeScales
-from builders import init, make_model, tensor_input
+from builders import resize_with_computed_sizes
 from fix_harness import assert_valid, max_error, named, run_pass
 
 
-def resize(x_shape, out_hw=(16, 16)):
-    """Resize with sizes = Concat(Shape(x)[0:2], hw): computable from x's (static) shape."""
-    nodes = [
-        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
-        helper.make_node("Slice", ["shape", "zero", "two"], ["nc"], name="slice"),
-        helper.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0, name="concat"),
-        helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", name="resize"),
-    ]
-    inits = [init("zero", np.array([0], np.int64)), init("two", np.array([2], np.int64)),
-             init("hw", np.array(out_hw, np.int64))]
-    out = [x_shape[0], x_shape[1], *out_hw]
-    return make_model(nodes, [tensor_input("x", x_shape)], [tensor_input("y", out)], inits)
-
-
 def test_sizes_from_a_static_shape_become_a_constant_and_the_finding_goes():
-    model = resize([1, 3, 8, 8])
+    model = resize_with_computed_sizes([1, 3, 8, 8])
     assert named(model, "non-constant-input")
     result = run_pass(FoldResizeScales, model)
     assert result.modified
@@ -36,7 +19,7 @@ def test_sizes_from_a_static_shape_become_a_constant_and_the_finding_goes():
 
 
 def test_sizes_from_a_dynamic_shape_are_left_and_said_so():
-    model = resize(["n", 3, 8, 8])
+    model = resize_with_computed_sizes(["n", 3, 8, 8])
     result = run_pass(FoldResizeScales, model)
     assert not result.modified
     assert any("not static" in n for n in result.notes)

@@ -2,26 +2,11 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import helper
 
 from atccheck.passes.simplify import Simplify
-from builders import init, make_model, tensor_input
+from builders import init, make_model, resize_with_computed_sizes, tensor_input
 from fix_harness import assert_valid, max_error, named, run_pass
-
-
-def resize_with_computed_sizes(output_shape=(1, 3, 16, 16)):
-    """Resize whose sizes are Concat(Shape(x)[0:2], [16, 16]): foldable once x is static."""
-    nodes = [
-        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
-        helper.make_node("Slice", ["shape", "zero", "two"], ["nc"], name="slice"),
-        helper.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0, name="concat"),
-        helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", name="resize"),
-    ]
-    inits = [init("zero", np.array([0], np.int64)), init("two", np.array([2], np.int64)),
-             init("hw", np.array([16, 16], np.int64))]
-    out = tensor_input("y", list(output_shape)) if output_shape is not None else helper.make_tensor_value_info(
-        "y", TensorProto.FLOAT, None)
-    return make_model(nodes, [tensor_input("x", [1, 3, 8, 8])], [out], inits)
 
 
 def test_computed_resize_sizes_become_a_constant_and_the_finding_goes():
@@ -45,7 +30,7 @@ def test_onnxsim_bookkeeping_is_not_kept_and_metadata_is():
 
 
 def test_an_output_without_shape_is_given_the_inferred_one():
-    model = resize_with_computed_sizes(output_shape=None)
+    model = resize_with_computed_sizes(shaped_output=False)
     result = run_pass(Simplify, model)
     out = result.model.graph.output[0].type.tensor_type
     assert [d.dim_value for d in out.shape.dim] == [1, 3, 16, 16]
