@@ -104,13 +104,15 @@ def _err(value: float | None) -> str:
 
 def render_text(outcome: "FixOutcome", color: bool = False) -> str:
     """The human report of one fix run."""
+    from atccheck.fix_outcome import TESTED, PassStatus
+
     lines: list[str] = []
     head = f"{outcome.source} -> {outcome.output or '(not written)'}: {outcome.target.describe()}"
     lines.append(_style(head, color, bold=True))
     lines.append(f"before: {_counts(outcome.before)}")
     lines.append(f"after:  {_counts(outcome.after)}")
 
-    shown = [p for p in outcome.passes if not (p.status.value == "skipped" and p.reason == "no finding calls for it")]
+    shown = [p for p in outcome.passes if not (p.status is PassStatus.SKIPPED and p.reason == "no finding calls for it")]
     if shown:
         lines.append("")
         lines.append(_style("passes:", color, bold=True))
@@ -118,13 +120,13 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
         for p in shown:
             status = _style(f"{p.status.value:<9}", color, fg=STATUS_COLOURS.get(p.status.value))
             detail = []
-            if p.status.value == "applied":
+            if p.status is PassStatus.APPLIED:
                 detail.append(f"{p.nodes_before} -> {p.nodes_after} nodes")
-                if p.verification == "tested":
+                if p.verification == TESTED:
                     detail.append(f"tested, max abs err {_err(p.max_abs_error)}, rel {_err(p.max_rel_error)}")
                 elif p.verification:
                     detail.append(p.verification)
-            elif p.status.value == "reverted":
+            elif p.status is PassStatus.REVERTED:
                 if p.max_abs_error is not None:
                     detail.append(f"max abs err {_err(p.max_abs_error)} (tolerance {p.tolerance:g} + {p.rtol:g}*|x|)")
                 detail.append(p.reason or "")
