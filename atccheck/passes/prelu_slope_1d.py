@@ -40,10 +40,6 @@ class PreluSlope1d(FixPass):
     tolerance = 0.0
     rtol = 0.0
 
-    def wanted(self, findings) -> bool:
-        return any(f.fix.pass_name == self.name or (f.location.op_type == "PRelu" and f.name in self.fixes)
-                   for f in findings)
-
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         import numpy as np
         from onnx import helper, numpy_helper
