@@ -231,7 +231,7 @@ def make_inputs(
                 shown = ",".join(str(d) if isinstance(d, int) else str(s) for d, s in zip(dims, sample.shape))
                 raise UsageError(
                     f"--inputs '{vi.name}' has shape {tuple(sample.shape)} but the fixed model takes "
-                    f"{_dims_text(dims)} (axis {axis}); give --input-shape \"{vi.name}:{shown}\" to fix it at the "
+                    f"{dims_text(dims)} (axis {axis}); give --input-shape \"{vi.name}:{shown}\" to fix it at the "
                     "sample's size, or a sample of the fixed size"
                 )
             if isinstance(dim, str):
@@ -276,7 +276,8 @@ def make_inputs(
     return Inputs(sets=sets, labels=labels, shapes=shapes)
 
 
-def _dims_text(dims: Sequence[Any]) -> str:
+def dims_text(dims: Sequence[Any]) -> str:
+    """Dims as messages show them: ``[1,3,height,?]`` (a symbol by name, an unknown dim as ?)."""
     return "[" + ",".join(str(d) if isinstance(d, int) else (d or "?") for d in dims) + "]"
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 
 from atccheck.errors import UsageError
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.verify import dims_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -63,7 +64,7 @@ class StaticPlan:
         return out
 
     def shape_text(self, name: str) -> str:
-        return "[" + ",".join(str(d) if isinstance(d, int) else (d or "?") for d in self.dims[name]) + "]"
+        return dims_text(self.dims[name])
 
 
 def _declared(vi: "onnx.ValueInfoProto") -> tuple["Dim", ...] | None:
@@ -200,7 +201,7 @@ class MakeInputsStatic(FixPass):
                 continue
             _write_dims(vi, target)
             modified = True
-            old = "[" + ",".join(str(d) if isinstance(d, int) else (d or "?") for d in (before or ())) + "]"
+            old = dims_text(before or ())
             notes.append(f"input '{vi.name}': {old if before is not None else 'no shape'} -> {plan.shape_text(vi.name)}")
         if plan.bound or modified:
             if _substitute(model.graph, plan.bound):
