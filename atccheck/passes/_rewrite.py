@@ -265,6 +265,14 @@ class Rewriter:
             return None
         return tuple(int(d) for d in info.shape)  # type: ignore[arg-type]
 
+    def spatial_sizes(self, name: str, rank: int) -> list:
+        """The sizes after N and C of an [N, C, ...] value of ``rank`` spatial axes: an int, a
+        symbol or None each; all None when the value's shape is unknown or of another rank."""
+        info = self.info(name)
+        if info is None or info.shape is None or len(info.shape) != rank + 2:
+            return [None] * rank
+        return list(info.shape[2:])
+
     def const_value(self, name: str, limit: int | None = None) -> "np.ndarray | None":
         """The value of a constant (initializer anywhere, or Constant output); None otherwise.
 

@@ -85,9 +85,7 @@ def _split(rw: Rewriter, site: Site, weight, limit: int) -> Emitter:
     strides = list(site.attr("strides") or [1] * rank)
     dilations = list(site.attr("dilations") or [1] * rank)
     group = int(site.attr("group", 1))
-    info = rw.info(site.input(0))
-    known = info is not None and info.shape is not None and len(info.shape) == rank + 2
-    sizes = list(info.shape[2:]) if known else [None] * rank  # type: ignore[index]
+    sizes = rw.spatial_sizes(site.input(0), rank)
     split = [k > limit for k in kernel]
     pads = _pads(site, rank, kernel, strides, dilations, sizes)
 

@@ -57,7 +57,7 @@ class SplitLargePool(FixPass):
                 return None
             hw = [1, *kernel] if len(kernel) == 1 else kernel
             strides = [int(s) for s in site.attr("strides") or [1] * len(kernel)]
-            sizes = _spatial(rw, site, len(kernel))
+            sizes = rw.spatial_sizes(site.input(0), len(kernel))
             if not (_too_large(tbl, site.node.op_type, hw, strides, sizes, old_plugins) or rw.requested_here(site)):
                 return None
             reason = _not_tiling(rw, site, kernel, strides, sizes)
@@ -97,13 +97,6 @@ def factor(hw: list[int], area_max: int, side_max: int) -> list[tuple[int, int]]
 
 def _divisors(n: int, most: int) -> list[int]:
     return [d for d in range(1, min(n, most) + 1) if n % d == 0]
-
-
-def _spatial(rw: Rewriter, site: Site, rank: int) -> list:
-    info = rw.info(site.input(0))
-    if info is None or info.shape is None or len(info.shape) != rank + 2:
-        return [None] * rank
-    return list(info.shape[2:])
 
 
 def _too_large(tbl: "Tables", op: str, hw: list[int], strides: list[int], sizes: list, old_plugins: bool) -> bool:
