@@ -114,6 +114,16 @@ def test_a_real_model_with_input_shape(tmp_path, shared_models):
 # --------------------------------------------------------------------------- rollback
 
 
+def reroute_output(model, via: str) -> str:
+    """Make the node that writes the first graph output write ``via`` instead; returns the output's name."""
+    out = model.graph.output[0].name
+    for node in model.graph.node:
+        for i, name in enumerate(node.output):
+            if name == out:
+                node.output[i] = via
+    return out
+
+
 class ScaleOutput(FixPass):
     """Test-only: multiplies the first output by 1.5 (wrong numbers)."""
 
@@ -128,11 +138,7 @@ class ScaleOutput(FixPass):
     def run(self, model, ctx):
         if any(n.name == "scale" for n in model.graph.node):
             return PassResult(model, False, [])
-        out = model.graph.output[0].name
-        for node in model.graph.node:
-            for i, name in enumerate(node.output):
-                if name == out:
-                    node.output[i] = "before_scale"
+        out = reroute_output(model, "before_scale")
         model.graph.initializer.append(init("one_and_a_half", np.array(1.5, np.float32)))
         model.graph.node.append(helper.make_node("Mul", ["before_scale", "one_and_a_half"], [out], name="scale"))
         return PassResult(model, True, ["scaled"])
@@ -177,11 +183,7 @@ class AddsIdentity(ScaleOutput):
     def run(self, model, ctx):
         if any(n.op_type == "Identity" for n in model.graph.node):
             return PassResult(model, False, [])
-        out = model.graph.output[0].name
-        for node in model.graph.node:
-            for i, name in enumerate(node.output):
-                if name == out:
-                    node.output[i] = "before_identity"
+        out = reroute_output(model, "before_identity")
         model.graph.node.append(helper.make_node("Identity", ["before_identity"], [out], name="identity"))
         return PassResult(model, True, ["identity"])
 
