@@ -165,11 +165,7 @@ class FixOutcome:
             "output": str(self.output) if self.output is not None else None,
             "written": self.written,
             "external_data": self.external_data,
-            "target": {
-                "soc": self.target.soc.name,
-                "cann": self.target.profile.id,
-                "precision_mode": self.target.precision_mode,
-            },
+            "target": self.target.to_dict(),
             "input_shapes": {k: list(v) for k, v in self.input_shapes.items()},
             "summary": {
                 "before": summary(self.before),

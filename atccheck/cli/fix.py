@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from atccheck.emit._grouping import first_nodes
 from atccheck.cli.options import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
@@ -35,10 +36,6 @@ Exit codes:
   1  some error-severity finding remains (listed with why no pass removed it)
   2  usage or input error (unreadable model, missing external data, bad --input-shape)
 """
-
-
-# Node names listed per group of identical remaining findings.
-SHOWN_NODES = 5
 
 
 @click.command("fix", epilog=EPILOG)
@@ -156,9 +153,8 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
             f, why = items[0].finding, items[0].why
             sev = _style(f"{f.severity.value:<7}", color, fg=SEVERITY_COLOURS[f.severity.value])
             lines.append(f"  {sev} {f.code} {f.name}: {f.message}")
-            nodes = [i.finding.location.node for i in items if i.finding.location.node]
-            if nodes:
-                shown = ", ".join(nodes[:SHOWN_NODES]) + (f" (+{len(nodes) - SHOWN_NODES} more)" if len(nodes) > SHOWN_NODES else "")
+            shown = first_nodes(i.finding for i in items)
+            if shown:
                 lines.append(f"          nodes: {shown}")
             lines.append(f"          why: {why}")
     else:

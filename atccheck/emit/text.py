@@ -11,11 +11,11 @@ from typing import Any, Sequence
 
 import click
 
+from atccheck.emit._grouping import SHOWN_NODES, first_nodes
 from atccheck.findings import Finding, Severity
 from atccheck.report import Report
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
-SHOWN_NODES = 5
 # A rule with a model-level finding and more per-node message groups than this is shown collapsed.
 COLLAPSE_AFTER = 3
 
@@ -85,8 +85,6 @@ def _render_group(group: list[Finding], *, color: bool, verbose: bool) -> list[s
     out = [f"  {_style(first.severity.value, color, fg=COLOURS[first.severity])}: {first.message}"]
     nodes = [f.location.node for f in group if f.location.node]
     if nodes:
-        shown = nodes if verbose else nodes[:SHOWN_NODES]
-        more = len(nodes) - len(shown)
         graphs = sorted({f.location.graph for f in group})
         if graphs == ["main"]:
             where = ""
@@ -94,7 +92,8 @@ def _render_group(group: list[Finding], *, color: bool, verbose: bool) -> list[s
             where = f" in {graphs[0]}"
         else:
             where = f" in {len(graphs)} graphs"
-        out.append(f"    nodes{where}: {', '.join(shown)}" + (f" (+{more} more)" if more else ""))
+        limit = len(nodes) if verbose else SHOWN_NODES
+        out.append(f"    nodes{where}: {first_nodes(group, limit=limit)}")
     extras = []
     if first.atc_error:
         extras.append(f"ATC {first.atc_error}")
