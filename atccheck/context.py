@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Mapping
 
 from atccheck.findings import Location
-from atccheck.model.graph import GraphIndex, GraphNode, attribute_values, node_reads
+from atccheck.model.graph import GraphIndex, GraphNode, attribute_values
 from atccheck.model.loading import LoadedModel
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 from atccheck.tables import AscendMapping, Kernel, Registration, RegistryView, Tables, normalize_domain
@@ -118,7 +118,7 @@ class CheckContext:
         graph = nx.DiGraph()
         graph.add_nodes_from(range(len(nodes)))
         for index, node in enumerate(nodes):
-            for name in node_reads(node):
+            for name in self.graph.reads(node):
                 producer = produced_by.get(name)
                 if producer is not None and producer != index:
                     graph.add_edge(producer, index)

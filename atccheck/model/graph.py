@@ -133,6 +133,14 @@ class GraphIndex:
         self._collect_initializers(model.graph)
         self.graph_inputs = {i.name for i in model.graph.input}
         self._fold_memo: dict[object, dict[str, bool]] = {}
+        self._reads: dict[int, list[str]] = {}
+
+    def reads(self, node: "onnx.NodeProto") -> list[str]:
+        """``node_reads(node)``, computed once per node of this model (several rules ask)."""
+        found = self._reads.get(id(node))
+        if found is None:
+            found = self._reads[id(node)] = node_reads(node)
+        return found
 
     def _collect_initializers(self, graph: "onnx.GraphProto") -> None:
         for tensor in graph.initializer:

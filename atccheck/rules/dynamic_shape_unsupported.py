@@ -7,7 +7,6 @@ from typing import Iterable
 from atccheck import fix_catalog
 from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.model.graph import node_reads
 from atccheck.rules.base import Rule, register
 from atccheck.tables import AI_ONNX
 
@@ -141,7 +140,7 @@ class DynamicShapeUnsupported(Rule):
         if node.domain not in ("", AI_ONNX):
             return
         ctx = node.ctx
-        reads = node_reads(node.node)
+        reads = node.ctx.graph.reads(node.node)
         if not all(ctx.is_static(name) for name in reads):
             return  # downstream of an unknown shape, not its origin
         unknown = []
@@ -207,7 +206,7 @@ def _shapes_static(_name: str) -> bool:
 
 def _value_inputs(node: NodeContext) -> list[str]:
     """The inputs whose values (not just shapes) decide the node's output shape."""
-    reads = node_reads(node.node)
+    reads = node.ctx.graph.reads(node.node)
     indices = SHAPE_VALUE_INPUTS.get(node.op_type)
     if indices is None:
         return reads

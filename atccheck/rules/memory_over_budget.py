@@ -8,7 +8,6 @@ from typing import Iterable
 from atccheck.context import CheckContext
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.model.loading import element_size, iter_graph_tensors, tensor_nbytes
-from atccheck.model.graph import node_reads
 from atccheck.rules.base import Rule, register
 
 FLOAT32 = 1
@@ -120,7 +119,7 @@ def estimate_memory(ctx: CheckContext) -> Estimate | None:
     weights = sum(tensor_nbytes(t) for t in iter_graph_tensors(ctx.model.graph))
     fp16 = ctx.target.casts_fp32_to_fp16
     nodes = list(ctx.model.graph.node)
-    reads = [node_reads(node) for node in nodes]
+    reads = [ctx.graph.reads(node) for node in nodes]
     graph = ctx.nx_graph
     try:
         order = list(nx.lexicographical_topological_sort(graph))
