@@ -210,8 +210,11 @@ class _Pipeline:
                           tolerance=cls.tolerance, rtol=cls.rtol)
         self.records.append(record)
         self.last_run[cls.name] = state.serial
-        candidate = onnx.ModelProto()
-        candidate.CopyFrom(state.model)
+        if cls.copy_input:
+            candidate = onnx.ModelProto()
+            candidate.CopyFrom(state.model)
+        else:  # the pass leaves its input as it is: no copy of the weights needed
+            candidate = state.model
         ctx = PassContext(self.target, self.user_shapes, tuple(state.report.findings), self.unsafe, self.options,
                           context=state.report.context)
         started = time.perf_counter()

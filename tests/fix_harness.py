@@ -29,10 +29,13 @@ def run_pass(
     unsafe: bool = False,
     options: Mapping | None = None,
 ) -> PassResult:
-    """Run the pass on a copy, with the findings and context the pipeline would hand it."""
+    """Run the pass as the pipeline does: on a copy unless the pass declares it needs none, with the
+    findings and context the pipeline would hand it."""
     rep = report(model, soc, cann)
-    copy = onnx.ModelProto()
-    copy.CopyFrom(model)
+    copy = model
+    if pass_cls.copy_input:
+        copy = onnx.ModelProto()
+        copy.CopyFrom(model)
     ctx = PassContext(
         resolve_target(soc, cann),
         {k: tuple(v) for k, v in (input_shapes or {}).items()},

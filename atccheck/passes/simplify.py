@@ -38,15 +38,21 @@ class Simplify(FixPass):
     stage = "simplify"
     fixes: ClassVar[frozenset[str]] = frozenset({"dynamic-shape-unsupported", "non-constant-input"})
     safe = True
+    copy_input = False  # onnxsim reads a serialization of the model; outputs are filled in on a copy
     tolerance = 1e-4
     rtol = 1e-3
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        import onnx
         import onnxsim
 
         from atccheck.verify import approx_size
 
-        _fill_output_shapes(model, ctx)
+        if _shapeless_outputs(model):
+            filled = onnx.ModelProto()
+            filled.CopyFrom(model)
+            _fill_output_shapes(filled, ctx)
+            model = filled
         before = Counter(n.op_type for n in model.graph.node)
         threshold = int(ctx.options.get("simplify_file_route_bytes", FILE_ROUTE_BYTES))
         metadata = list(model.metadata_props)
@@ -83,10 +89,15 @@ def _graph_changed(old: "onnx.ModelProto", new: "onnx.ModelProto") -> bool:
     return False
 
 
+def _shapeless_outputs(model: "onnx.ModelProto") -> list["onnx.ValueInfoProto"]:
+    """Graph outputs of tensor type without a shape field (onnxsim refuses them)."""
+    return [o for o in model.graph.output if o.type.WhichOneof("value") == "tensor_type"
+            and not o.type.tensor_type.HasField("shape")]
+
+
 def _fill_output_shapes(model: "onnx.ModelProto", ctx: PassContext) -> None:
-    """Give graph outputs without a shape field the inferred one (onnxsim refuses them)."""
-    missing = [o for o in model.graph.output if o.type.WhichOneof("value") == "tensor_type"
-               and not o.type.tensor_type.HasField("shape")]
+    """Give graph outputs without a shape field the inferred one."""
+    missing = _shapeless_outputs(model)
     if not missing:
         return
     if ctx.context is not None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+import pytest
 from onnx import helper
 
 from atccheck.passes.simplify import Simplify
@@ -55,6 +56,18 @@ def test_the_file_route_for_models_beyond_two_gigabytes_gives_the_same_result():
     assert [n.op_type for n in result.model.graph.node] == ["Resize"]
     assert all(t.data_location != onnx.TensorProto.EXTERNAL for t in result.model.graph.initializer)
     assert max_error(model, result.model).max_abs == 0.0
+
+
+@pytest.mark.parametrize("route", ["serialized", "through files", "outputs without shape"])
+def test_the_model_handed_in_is_left_as_it_was(route):
+    # the pipeline hands simplify the current model itself, not a copy (copy_input = False)
+    model = resize_with_computed_sizes(shaped_output=route != "outputs without shape")
+    helper.set_model_props(model, {"author": "me"})
+    before = model.SerializeToString(deterministic=True)
+    options = {"simplify_file_route_bytes": 0} if route == "through files" else {}
+    result = run_pass(Simplify, model, options=options)
+    assert result.modified and result.model is not model
+    assert model.SerializeToString(deterministic=True) == before
 
 
 def test_nothing_to_fold_is_unchanged():
