@@ -653,6 +653,14 @@ IGNORED_ATTRS = [
 # Published pages: reduce ops whose empty axes are not a full reduction.
 EMPTY_AXES_OPS = ("ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum")
 
+# Published pages: an input whose shape the op requires, stated as a shape constraint of the page.
+# "lengths" names what a 1-D input's length may be: a number, or "C" (axis 1 of input 0; for a
+# 1-D input 0, only 1).
+INPUT_SHAPE_REQUIREMENTS = [
+    {"op": "PRelu", "input": "slope", "index": 1, "ranks": [1], "lengths": [1, "C"],
+     "says": "must be 1-D of length 1 or C"},
+]
+
 # Published pages: dtypes rejected under --precision_mode=must_keep_origin_dtype (opsets: None = all).
 ORIGIN_DTYPE_REJECTIONS = [
     ("AveragePool", ["float32"], None),
@@ -751,6 +759,16 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             raise SystemExit(f"build_op_tables: the {op} page no longer says empty axes is not a full reduction")
         add("empty-axes-not-reduced", op, DOC_PROFILES, page["url"],
             note="empty axes is not treated as a full reduction; set every axis explicitly")
+    for item in INPUT_SHAPE_REQUIREMENTS:
+        page = pages[item["op"]]
+        said = [c for c in page.get("shape_constraints") or []
+                if c.get("input") == item["input"] and c.get("rule") == item["says"]]
+        if not said:
+            raise SystemExit(f"build_op_tables: the {item['op']} page no longer says {item['input']} {item['says']}")
+        add("input-shape-required", item["op"], DOC_PROFILES, page["url"], severity=said[0]["severity"],
+            params={"input": item["input"], "index": item["index"], "ranks": item["ranks"],
+                    "lengths": item["lengths"]},
+            note=f"{item['input']} {item['says']}")
     for op, dtypes, opsets in ORIGIN_DTYPE_REJECTIONS:
         page = pages[op]
         said = [c for c in page["constraints"] if "must_keep_origin_dtype" in c]

@@ -28,8 +28,9 @@ class PreluSlope1d(FixPass):
       which is exact (one term is always zero). The same is done for any other slope shape
       and for a slope computed at run time.
 
-    Every PRelu with a slope that is not 1-D is rewritten, plus 1-D-slope nodes a finding
-    names (a 1-D slope on a rank-4 input means the last axis to ONNX but the channel to ATC).
+    Every PRelu with a slope that is not 1-D is rewritten, plus 1-D-slope nodes an
+    ``input-shape-not-supported`` finding names (a 1-D slope on a rank-4 input means the last
+    axis to ONNX but the channel to ATC).
     """
 
     name = "prelu-slope-1d"
@@ -49,7 +50,7 @@ class PreluSlope1d(FixPass):
         shapes = shapes_of(model, ctx)
         index = GraphIndex(model)
         names = Names(model)
-        asked = {f.location.node for f in ctx.findings if f.location.op_type == "PRelu"}
+        asked = {f.location.node for f in ctx.findings if f.location.op_type == "PRelu" and f.fix.pass_name == self.name}
         reshaped: list[str] = []
         spelled: list[str] = []
         notes: list[str] = []

@@ -210,7 +210,7 @@ class OpFact:
     """An op behaviour that is not an attribute range (op_facts.json)."""
 
     kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite |
-    # partitioned-call-member | check-supported-rejects
+    # partitioned-call-member | check-supported-rejects | input-shape-required
     op: str
     attr: str | None
     profiles: tuple[str, ...]
@@ -427,12 +427,13 @@ class Tables:
     def limit(self, name: str) -> int:
         return self.limits[name].value
 
-    def op_facts_for(self, kind: str, op: str, profile: str) -> tuple[OpFact, ...]:
-        """Facts of one kind about one ONNX op that hold in this profile."""
-        key = (kind, op, profile)
+    def op_facts_for(self, kind: str, op: str, profile: str | None) -> tuple[OpFact, ...]:
+        """Facts of one kind about one ONNX op that hold in this profile (``None``: in any profile)."""
+        key = (kind, op, profile or "")
         found = self._op_facts_index.get(key)
         if found is None:
-            found = tuple(f for f in self._op_facts_by_op.get(op, ()) if f.kind == kind and profile in f.profiles)
+            found = tuple(f for f in self._op_facts_by_op.get(op, ())
+                          if f.kind == kind and (profile is None or profile in f.profiles))
             self._op_facts_index[key] = found
         return found
 

@@ -24,7 +24,7 @@ CLOSED = {
     "atc_errors.json": {"era": {"current", "legacy"}},
     "op_facts.json": {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
-                 "partitioned-call-member", "check-supported-rejects"},
+                 "partitioned-call-member", "check-supported-rejects", "input-shape-required"},
         "severity": {"error", "warning", "info"},
     },
 }
