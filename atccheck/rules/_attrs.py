@@ -133,6 +133,18 @@ def reaches_plugin(node: NodeContext) -> bool:
 
 
 
+def page_facts(node: NodeContext, kind: str) -> tuple[tuple[OpFact, ...], tuple[OpFact, ...]] | None:
+    """The facts of ``kind`` about a standard-domain node that reaches its plugin: (those that hold in
+    the target's profile, those of any profile); None when there are none or the node is not parsed."""
+    if node.domain not in ("", "ai.onnx"):
+        return None
+    tables = node.ctx.tables
+    facts = tables.op_facts_for(kind, node.op_type, None)
+    if not facts or not reaches_plugin(node):
+        return None
+    return tables.op_facts_for(kind, node.op_type, node.ctx.target.profile.id), facts
+
+
 def _fact_choice(node: NodeContext, fact: OpFact) -> tuple[str, ...] | None:
     params = fact.params or {}
     choices = params.get("choices", {})

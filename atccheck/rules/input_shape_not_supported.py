@@ -7,7 +7,7 @@ from typing import Any, Iterable, Sequence
 from atccheck import fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, Severity
-from atccheck.rules._attrs import reaches_plugin
+from atccheck.rules._attrs import page_facts
 from atccheck.rules.base import Rule, register
 
 KIND = "input-shape-required"
@@ -54,14 +54,8 @@ class InputShapeNotSupported(Rule):
     op_types = None  # the ops come from op_facts.json
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
-        if node.domain not in ("", "ai.onnx"):
-            return
-        tables = node.ctx.tables
-        facts = tables.op_facts_for(KIND, node.op_type, None)
-        if not facts or not reaches_plugin(node):
-            return
+        here, facts = page_facts(node, KIND) or ((), ())
         profile = node.ctx.target.profile.id
-        here = tables.op_facts_for(KIND, node.op_type, profile)
         for fact in here or facts:
             found = self._judge(node, fact.params or {}, fact.severity, fact.note or "", bool(here))
             if found is None:

@@ -7,7 +7,7 @@ from typing import Iterable
 from atccheck import fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._attrs import effective_attr, formal_input_names, reaches_plugin
+from atccheck.rules._attrs import effective_attr, formal_input_names, page_facts
 from atccheck.rules.base import Rule, register
 
 KIND = "empty-axes-not-reduced"
@@ -48,14 +48,11 @@ class ReduceWithoutAxes(Rule):
     op_types = None  # the ops come from op_facts.json
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
-        if node.domain not in ("", "ai.onnx"):
+        found = page_facts(node, KIND)
+        if found is None:
             return
-        tbl = node.ctx.tables
-        facts = [f for f in tbl.op_facts if f.kind == KIND and f.op == node.op_type]
-        if not facts or not reaches_plugin(node):
-            return
+        here, facts = found
         profile = node.ctx.target.profile.id
-        here = [f for f in facts if profile in f.profiles]
         fact = (here or facts)[0]
         noop, _ = effective_attr(node, "noop_with_empty_axes")
         if noop == 1:
