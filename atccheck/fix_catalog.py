@@ -19,6 +19,7 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("kernel-out-of-range", "Conv"): ("split-large-kernel-conv", True),
     ("reduce-without-axes", None): ("explicit-reduce-axes", True),
     ("input-shape-not-supported", "PRelu"): ("prelu-slope-1d", True),
+    ("negative-indices", None): ("non-negative-indices", True),
     ("unsupported-op", "Gelu"): ("decompose-gelu", True),
     ("unsupported-op", "LayerNormalization"): ("decompose-layer-normalization", True),
     ("unsupported-op", "GroupNormalization"): ("decompose-group-normalization", True),

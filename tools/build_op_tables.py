@@ -661,6 +661,13 @@ INPUT_SHAPE_REQUIREMENTS = [
      "says": "must be 1-D of length 1 or C"},
 ]
 
+# Published pages: index inputs that must not hold negative values (ONNX allows -s..-1).
+NEGATIVE_INDEX_REJECTIONS = [
+    {"op": "Gather", "input": "indices", "index": 1},
+    {"op": "ScatterND", "input": "indices", "index": 1},
+]
+NEGATIVE_INDEX_SAYS = "negative index values not supported"
+
 # Published pages: dtypes rejected under --precision_mode=must_keep_origin_dtype (opsets: None = all).
 ORIGIN_DTYPE_REJECTIONS = [
     ("AveragePool", ["float32"], None),
@@ -769,6 +776,14 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             params={"input": item["input"], "index": item["index"], "ranks": item["ranks"],
                     "lengths": item["lengths"]},
             note=f"{item['input']} {item['says']}")
+    for item in NEGATIVE_INDEX_REJECTIONS:
+        page = pages[item["op"]]
+        said = [c for c in page.get("shape_constraints") or []
+                if c.get("input") == item["input"] and c.get("rule") == NEGATIVE_INDEX_SAYS]
+        if not said:
+            raise SystemExit(f"build_op_tables: the {item['op']} page no longer says {NEGATIVE_INDEX_SAYS}")
+        add("negative-indices-rejected", item["op"], DOC_PROFILES, page["url"], severity=said[0]["severity"],
+            params={"input": item["input"], "index": item["index"]}, note=f"{item['input']}: {NEGATIVE_INDEX_SAYS}")
     for op, dtypes, opsets in ORIGIN_DTYPE_REJECTIONS:
         page = pages[op]
         said = [c for c in page["constraints"] if "must_keep_origin_dtype" in c]

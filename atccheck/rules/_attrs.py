@@ -17,6 +17,9 @@ from atccheck.tables import OpFact
 if TYPE_CHECKING:  # pragma: no cover
     import onnx.defs
 
+    from atccheck.findings import Finding, Severity
+    from atccheck.rules.base import Rule
+
 # ONNX spells these list defaults in the operator text, not in the schema: an absent
 # attribute means "1 along each spatial axis" (strides, dilations) or "no padding" (pads).
 IMPLICIT_LIST_DEFAULTS = {"strides": 1, "dilations": 1, "pads": 0}
@@ -143,6 +146,23 @@ def page_facts(node: NodeContext, kind: str) -> tuple[tuple[OpFact, ...], tuple[
     if not facts or not reaches_plugin(node):
         return None
     return tables.op_facts_for(kind, node.op_type, node.ctx.target.profile.id), facts
+
+
+def page_finding(rule: "Rule", node: NodeContext, kind: str, fact: OpFact, covered: bool, message: str,
+                 severity: "Severity", hint: str, data: dict[str, Any]) -> "Finding":
+    """A finding that rests on a published page's fact: an info, marked unverified, where the
+    page does not cover the target's profile (``covered`` False); the fix the catalog names."""
+    from atccheck import fix_catalog
+    from atccheck.findings import Severity
+
+    profile = node.ctx.target.profile.id
+    if not covered:
+        message += f"; CANN {profile} is not covered by that page (unverified)"
+        severity = Severity.INFO
+    fix = fix_catalog.suggest(rule.name, node.op_type)
+    return rule.finding(node, message, hint=f"{hint} (atccheck fix: {fix.pass_name})",
+                        source=f"op_tables/op_facts.json {kind}; {fact.source}", severity=severity, fix=fix,
+                        data={**data, "profile": profile})
 
 
 def _fact_choice(node: NodeContext, fact: OpFact) -> tuple[str, ...] | None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from atccheck import fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, Severity
-from atccheck.rules._attrs import page_facts
+from atccheck.rules._attrs import page_facts, page_finding
 from atccheck.rules.base import Rule, register
 
 KIND = "input-shape-required"
@@ -55,25 +54,12 @@ class InputShapeNotSupported(Rule):
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         here, facts = page_facts(node, KIND) or ((), ())
-        profile = node.ctx.target.profile.id
         for fact in here or facts:
             found = self._judge(node, fact.params or {}, fact.severity, fact.note or "", bool(here))
-            if found is None:
-                continue
-            message, severity, data = found
-            if not here:
-                message += f"; CANN {profile} is not covered by that page (unverified)"
-                severity = Severity.INFO
-            yield self.finding(
-                node,
-                message,
-                hint="give the input the shape the page asks for (atccheck fix: "
-                     f"{fix_catalog.suggest(self.name, node.op_type).pass_name})",
-                source=f"op_tables/op_facts.json {KIND}; {fact.source}",
-                severity=severity,
-                fix=fix_catalog.suggest(self.name, node.op_type),
-                data={**data, "profile": profile},
-            )
+            if found is not None:
+                message, severity, data = found
+                yield page_finding(self, node, KIND, fact, bool(here), message, severity,
+                                   "give the input the shape the page asks for", data)
 
     @staticmethod
     def _judge(node: NodeContext, params: dict[str, Any], severity: str, note: str,

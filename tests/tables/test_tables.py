@@ -24,7 +24,8 @@ CLOSED = {
     "atc_errors.json": {"era": {"current", "legacy"}},
     "op_facts.json": {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
-                 "partitioned-call-member", "check-supported-rejects", "input-shape-required"},
+                 "partitioned-call-member", "check-supported-rejects", "input-shape-required",
+                 "negative-indices-rejected"},
         "severity": {"error", "warning", "info"},
     },
 }
