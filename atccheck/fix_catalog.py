@@ -20,6 +20,7 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("reduce-without-axes", None): ("explicit-reduce-axes", True),
     ("input-shape-not-supported", "PRelu"): ("prelu-slope-1d", True),
     ("negative-indices", None): ("non-negative-indices", True),
+    ("slice-step-on-last-axis", None): ("unstride-last-axis-slice", True),
     ("unsupported-op", "Gelu"): ("decompose-gelu", True),
     ("unsupported-op", "LayerNormalization"): ("decompose-layer-normalization", True),
     ("unsupported-op", "GroupNormalization"): ("decompose-group-normalization", True),

@@ -653,20 +653,19 @@ IGNORED_ATTRS = [
 # Published pages: reduce ops whose empty axes are not a full reduction.
 EMPTY_AXES_OPS = ("ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum")
 
-# Published pages: an input whose shape the op requires, stated as a shape constraint of the page.
-# "lengths" names what a 1-D input's length may be: a number, or "C" (axis 1 of input 0; for a
-# 1-D input 0, only 1).
-INPUT_SHAPE_REQUIREMENTS = [
-    {"op": "PRelu", "input": "slope", "index": 1, "ranks": [1], "lengths": [1, "C"],
-     "says": "must be 1-D of length 1 or C"},
+# Published pages: constraints on an input, each stated as a shape constraint of the op's page
+# ("says"), by fact kind. The rule gets "input" and "params"; the generator stops when a page no
+# longer says it. Lengths in input-shape-required: a number, or "C" (axis 1 of input 0).
+PAGE_INPUT_CONSTRAINTS = [
+    {"kind": "input-shape-required", "op": "PRelu", "input": "slope", "says": "must be 1-D of length 1 or C",
+     "params": {"index": 1, "ranks": [1], "lengths": [1, "C"]}},
+    {"kind": "negative-indices-rejected", "op": "Gather", "input": "indices",
+     "says": "negative index values not supported", "params": {"index": 1}},
+    {"kind": "negative-indices-rejected", "op": "ScatterND", "input": "indices",
+     "says": "negative index values not supported", "params": {"index": 1}},
+    {"kind": "last-axis-step-one", "op": "Slice", "input": "steps", "says": "step on the last axis must be 1",
+     "params": {"index": 4, "axes_index": 3}},
 ]
-
-# Published pages: index inputs that must not hold negative values (ONNX allows -s..-1).
-NEGATIVE_INDEX_REJECTIONS = [
-    {"op": "Gather", "input": "indices", "index": 1},
-    {"op": "ScatterND", "input": "indices", "index": 1},
-]
-NEGATIVE_INDEX_SAYS = "negative index values not supported"
 
 # Published pages: dtypes rejected under --precision_mode=must_keep_origin_dtype (opsets: None = all).
 ORIGIN_DTYPE_REJECTIONS = [
@@ -766,24 +765,14 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             raise SystemExit(f"build_op_tables: the {op} page no longer says empty axes is not a full reduction")
         add("empty-axes-not-reduced", op, DOC_PROFILES, page["url"],
             note="empty axes is not treated as a full reduction; set every axis explicitly")
-    for item in INPUT_SHAPE_REQUIREMENTS:
+    for item in PAGE_INPUT_CONSTRAINTS:
         page = pages[item["op"]]
         said = [c for c in page.get("shape_constraints") or []
                 if c.get("input") == item["input"] and c.get("rule") == item["says"]]
         if not said:
             raise SystemExit(f"build_op_tables: the {item['op']} page no longer says {item['input']} {item['says']}")
-        add("input-shape-required", item["op"], DOC_PROFILES, page["url"], severity=said[0]["severity"],
-            params={"input": item["input"], "index": item["index"], "ranks": item["ranks"],
-                    "lengths": item["lengths"]},
-            note=f"{item['input']} {item['says']}")
-    for item in NEGATIVE_INDEX_REJECTIONS:
-        page = pages[item["op"]]
-        said = [c for c in page.get("shape_constraints") or []
-                if c.get("input") == item["input"] and c.get("rule") == NEGATIVE_INDEX_SAYS]
-        if not said:
-            raise SystemExit(f"build_op_tables: the {item['op']} page no longer says {NEGATIVE_INDEX_SAYS}")
-        add("negative-indices-rejected", item["op"], DOC_PROFILES, page["url"], severity=said[0]["severity"],
-            params={"input": item["input"], "index": item["index"]}, note=f"{item['input']}: {NEGATIVE_INDEX_SAYS}")
+        add(item["kind"], item["op"], DOC_PROFILES, page["url"], severity=said[0]["severity"],
+            params={"input": item["input"], **item["params"]}, note=item["says"])
     for op, dtypes, opsets in ORIGIN_DTYPE_REJECTIONS:
         page = pages[op]
         said = [c for c in page["constraints"] if "must_keep_origin_dtype" in c]

@@ -78,8 +78,8 @@ class InputShapeNotSupported(Rule):
         page = "the published page" if covered else "the published page of a later CANN"
         ranks = params.get("ranks") or []
         if ranks and len(shape) not in ranks:
-            return (f"{node.op_type} input '{label}' has shape {list(shape)} (rank {len(shape)}); {page} says {note}",
-                    Severity(severity), data)
+            return (f"{node.op_type} input '{label}' has shape {list(shape)} (rank {len(shape)}); "
+                    f"{page} says {label} {note}", Severity(severity), data)
         lengths = params.get("lengths")
         if not lengths or len(shape) != 1 or not isinstance(shape[0], int):
             return None
@@ -94,7 +94,7 @@ class InputShapeNotSupported(Rule):
             allowed.append(first_shape[1])
         length = shape[0]
         if length not in allowed:
-            return (f"{node.op_type} input '{label}' has length {length}; {page} says {note} "
+            return (f"{node.op_type} input '{label}' has length {length}; {page} says {label} {note} "
                     f"(allowed here: {' or '.join(map(str, sorted(set(allowed))))})", Severity(severity), data)
         if length > 1 and len(first_shape) >= 3:
             data["axis_meaning"] = "last axis in ONNX, channel in ATC"

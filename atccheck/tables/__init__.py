@@ -210,7 +210,8 @@ class OpFact:
     """An op behaviour that is not an attribute range (op_facts.json)."""
 
     kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite |
-    # partitioned-call-member | check-supported-rejects | input-shape-required | negative-indices-rejected
+    # partitioned-call-member | check-supported-rejects | input-shape-required | negative-indices-rejected |
+    # last-axis-step-one
     op: str
     attr: str | None
     profiles: tuple[str, ...]

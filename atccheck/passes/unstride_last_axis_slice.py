@@ -1,0 +1,99 @@
+"""unstride-last-axis-slice: a Slice striding along the last axis, as a contiguous cut, a reshape and one column."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from atccheck.passes._rewrite import Emitter, Rewriter, Site, Unsupported
+from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+
+@register_pass
+class UnstrideLastAxisSlice(FixPass):
+    """Take every k-th element of the last axis without a strided Slice there.
+
+    For a Slice (opset 10 on) that a slice-step-on-last-axis finding names, with constant
+    starts, ends, axes and steps and a static last-axis size W: the last axis's start and end
+    are resolved as ONNX does (negative from the end, clamped to [0, W]), giving ``count``
+    elements at step k. The node becomes
+
+    1. the same Slice with step 1 on the last axis, cut to ``[start, start + count*k)``
+       (other axes keep their own steps);
+    2. a zero Pad at the end of the last axis when that range runs past W (the padding is
+       never picked);
+    3. Reshape to ``[..., count, k]``, Slice ``[0:1]`` on the new last axis (step 1), and
+       Reshape to ``[..., count]``.
+
+    Leading dims that are not static are copied by Reshape's 0. Negative steps on the last
+    axis (a reversal) are left as they are, with a note. Exact: elements are moved, never
+    computed.
+    """
+
+    name = "unstride-last-axis-slice"
+    stage = "repair"
+    fixes: ClassVar[frozenset[str]] = frozenset({"slice-step-on-last-axis"})
+    op_types: ClassVar[frozenset[str] | None] = frozenset({"Slice"})
+    safe = True
+    tolerance = 0.0
+    rtol = 0.0
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        rw = Rewriter(model, ctx, self.name)
+        rw.run(lambda site: _rewrite(rw, site), self.op_types or ())
+        return rw.result("Slice node(s)")
+
+
+def _rewrite(rw: Rewriter, site: Site) -> Emitter | None:
+    if not rw.requested_here(site):
+        return None
+    data = site.input(0)
+    info = rw.info(data)
+    if info is None or info.shape is None:
+        raise Unsupported(f"the shape of '{data}' is unknown")
+    rank, width = len(info.shape), info.shape[-1]
+    values = [rw.const_value(site.input(i)) if site.input(i) else None for i in range(1, 5)]
+    starts, ends, axes, steps = values
+    if starts is None or ends is None or steps is None or (site.input(3) and axes is None):
+        raise Unsupported("its starts, ends, axes and steps are not all constants")
+    begin, stop = [int(v) for v in starts.reshape(-1)], [int(v) for v in ends.reshape(-1)]
+    step_list = [int(v) for v in steps.reshape(-1)]
+    axis_list = [int(a) % rank for a in axes.reshape(-1)] if axes is not None else list(range(len(begin)))
+    if rank - 1 not in axis_list:
+        raise Unsupported("it does not slice the last axis")
+    j = axis_list.index(rank - 1)
+    step = step_list[j]
+    if step < 1:
+        raise Unsupported(f"the step on the last axis is {step}: a reversal has no step-1 form here")
+    if not isinstance(width, int):
+        raise Unsupported("the size of the last axis is not static")
+    start = _resolve(begin[j], width)
+    end = _resolve(stop[j], width)
+    count = max(0, -(-(end - start) // step))
+    if count == 0:
+        raise Unsupported("it takes no element of the last axis")
+    cut_end = min(start + count * step, width)
+    begin[j], stop[j], step_list[j] = start, cut_end, 1
+
+    em = Emitter(rw, site)
+    cut = em.op("Slice", [data, em.ints(begin, "starts"), em.ints(stop, "ends"), em.ints(axis_list, "axes"),
+                          em.ints(step_list, "steps")])
+    missing = count * step - (cut_end - start)
+    if missing:
+        cut = em.pad(cut, [0] * (2 * rank - 1) + [missing])
+    out_shape = rw.info(site.output(0))
+    lead = [d if isinstance(d, int) else 0 for d in (out_shape.shape[:-1] if out_shape is not None and
+                                                      out_shape.shape is not None else [None] * (rank - 1))]
+    grid = em.reshape(cut, lead + [count, step])
+    column = em.slice(grid, [0], [1], [rank])
+    em.reshape(column, lead + [count], out=site.output(0))
+    return em
+
+
+def _resolve(index: int, size: int) -> int:
+    """An ONNX Slice bound on an axis of ``size`` for a positive step: from the end when negative, clamped."""
+    if index < 0:
+        index += size
+    return min(max(index, 0), size)

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from atccheck.passes.unstride_last_axis_slice import UnstrideLastAxisSlice
+from builders import init, make_model, tensor_input
+from fix_harness import assert_valid, max_error, named, run_pass
+
+END = 2**63 - 1
+
+
+def sliced(starts, ends, axes, steps, shape, opset=13):
+    inits = [init("starts", np.array(starts, np.int64)), init("ends", np.array(ends, np.int64)),
+             init("axes", np.array(axes, np.int64)), init("steps", np.array(steps, np.int64))]
+    node = helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"], name="cut")
+    # the output shape numpy gives the same slice (a symbolic dim stays symbolic)
+    index = [slice(None)] * len(shape)
+    for b, e, a, k in zip(starts, ends, axes, steps):
+        index[a] = slice(b, None if e == END else e, k)
+    sizes = np.zeros([d if isinstance(d, int) else 2 for d in shape])[tuple(index)].shape
+    out_shape = [n if isinstance(d, int) else d for d, n in zip(shape, sizes)]
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)
+    return make_model([node], [tensor_input("x", list(shape))], [out], inits, opset=opset)
+
+
+@pytest.mark.parametrize("starts, ends, axes, steps, shape", [
+    ([0, 0], [END, END], [2, 3], [2, 2], (1, 3, 8, 8)),  # YOLOv5 Focus
+    ([1, 1], [END, END], [2, 3], [2, 2], (1, 3, 8, 8)),
+    ([1], [END], [-1], [2], (2, 3, 7)),  # odd width: the cut is padded, the padding never taken
+    ([-5], [-1], [1], [3], (4, 11)),  # bounds from the end
+    ([2], [9], [1], [4], (4, 10)),
+], ids=["focus-even", "focus-odd-start", "odd-width", "negative-bounds", "inner-range"])
+def test_the_same_elements_without_a_stride_on_the_last_axis(starts, ends, axes, steps, shape):
+    model = sliced(starts, ends, axes, steps, shape)
+    assert named(model, "slice-step-on-last-axis")
+    result = run_pass(UnstrideLastAxisSlice, model)
+    assert result.modified
+    assert named(result.model, "slice-step-on-last-axis") == []
+    assert_valid(result.model)
+    assert max_error(model, result.model).max_abs == 0.0
+    assert not run_pass(UnstrideLastAxisSlice, result.model).modified  # idempotent
+
+
+def test_a_dynamic_batch_is_copied_by_reshape():
+    model = sliced([0, 0], [END, END], [2, 3], [2, 2], ("batch", 3, 8, 8))
+    result = run_pass(UnstrideLastAxisSlice, model)
+    assert result.modified
+    assert max_error(model, result.model, shapes={"x": [2, 3, 8, 8]}).max_abs == 0.0
+
+
+@pytest.mark.parametrize("steps, shape, why", [
+    ([-1], (2, 8), "reversal"),
+    ([2], (2, "width"), "not static"),
+])
+def test_what_has_no_exact_step_one_form_is_left_with_a_note(steps, shape, why):
+    model = sliced([END if steps[0] < 0 else 0], [-END - 1 if steps[0] < 0 else END], [1], steps, shape)
+    result = run_pass(UnstrideLastAxisSlice, model)
+    assert not result.modified
+    assert any(why in note for note in result.notes)
