@@ -92,10 +92,11 @@ def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
             findings.extend(rule.check_model(ctx))
         except Exception as exc:  # a broken rule must not hide the others
             findings.append(_internal_error(type(rule), Location(), exc))
-    every_node = [r for r in instances if r.op_types is None]
+    dispatch = [(rule, rule.node_ops(ctx.tables)) for rule in instances]
+    every_node = [rule for rule, ops in dispatch if ops is None]
     by_op: dict[str, list[Rule]] = {}
-    for rule in instances:
-        for op in rule.op_types or ():
+    for rule, ops in dispatch:
+        for op in ops or ():
             by_op.setdefault(op, []).append(rule)
     for gnode in ctx.graph.nodes:
         node = NodeContext(gnode, ctx)

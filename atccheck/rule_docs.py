@@ -28,6 +28,10 @@ def help_uri(rule_name: str, base: str | None) -> str | None:
 
 
 def applies_to(rule: type[Rule]) -> str:
+    if rule.fact_kind is not None:
+        return f"standard-domain nodes of the ops `op_tables/op_facts.json` names in `{rule.fact_kind}` facts"
+    if rule.node_ops is not Rule.node_ops:  # the rule picks its ops from a support table
+        return "standard-domain nodes of the ops its support table names"
     if rule.op_types is None:
         return "every node"
     if not rule.op_types:

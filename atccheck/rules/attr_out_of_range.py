@@ -58,11 +58,12 @@ class AttrOutOfRange(Rule):
     code = "AC302"
     name = "attr-out-of-range"
     severity = Severity.ERROR
-    op_types = None  # dispatched below by the table's op list
+    op_types = None  # see node_ops: the ops attr_limits.json names
+
+    def node_ops(self, tables: Tables) -> frozenset[str]:
+        return _limited_ops(tables)
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
-        if node.domain not in ("", "ai.onnx") or node.op_type not in _limited_ops(node.ctx.tables):
-            return
         if not reaches_plugin(node):
             return
         ctx = node.ctx

@@ -11,10 +11,13 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.tables import Tables
 
 CODE_PATTERN = re.compile(r"^AC\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -43,9 +46,18 @@ class Rule:
     # Node dispatch: None = every node; a set = standard-domain nodes of these op types;
     # empty = model-level rule only.
     op_types: ClassVar[frozenset[str] | None] = frozenset()
+    # Set instead of op_types: standard-domain nodes of the ops the op_facts.json facts of this
+    # kind name (the ops are data, not code).
+    fact_kind: ClassVar[str | None] = None
     # Default fix suggestion attached to findings.
     fix_pass: ClassVar[str] = FixSuggestion.MANUAL
     fix_safe: ClassVar[bool | None] = None
+
+    def node_ops(self, tables: "Tables") -> frozenset[str] | None:
+        """The op types this rule's check_node sees (None: every node), for the engine's dispatch."""
+        if self.fact_kind is not None:
+            return tables.ops_with_fact(self.fact_kind)
+        return self.op_types
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         return ()

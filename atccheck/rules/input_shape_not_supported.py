@@ -50,7 +50,7 @@ class InputShapeNotSupported(Rule):
     code = "AC307"
     name = "input-shape-not-supported"
     severity = Severity.ERROR
-    op_types = None  # the ops come from op_facts.json
+    fact_kind = KIND  # runs on the ops these facts name
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         here, facts = page_facts(node, KIND) or ((), ())

@@ -46,7 +46,7 @@ class NegativeIndices(Rule):
     code = "AC308"
     name = "negative-indices"
     severity = Severity.ERROR
-    op_types = None  # the ops come from op_facts.json
+    fact_kind = KIND  # runs on the ops these facts name
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         here, facts = page_facts(node, KIND) or ((), ())

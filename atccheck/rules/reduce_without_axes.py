@@ -45,7 +45,7 @@ class ReduceWithoutAxes(Rule):
     code = "AC306"
     name = "reduce-without-axes"
     severity = Severity.WARNING
-    op_types = None  # the ops come from op_facts.json
+    fact_kind = KIND  # runs on the ops these facts name
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         found = page_facts(node, KIND)

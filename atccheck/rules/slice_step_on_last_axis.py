@@ -46,7 +46,7 @@ class SliceStepOnLastAxis(Rule):
     code = "AC309"
     name = "slice-step-on-last-axis"
     severity = Severity.ERROR
-    op_types = None  # the ops come from op_facts.json
+    fact_kind = KIND  # runs on the ops these facts name
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         found = page_facts(node, KIND)

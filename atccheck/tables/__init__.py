@@ -438,6 +438,13 @@ class Tables:
             self._op_facts_index[key] = found
         return found
 
+    def ops_with_fact(self, kind: str) -> frozenset[str]:
+        """The ONNX ops some op fact of this kind names (any profile)."""
+        found = self._ops_by_fact_kind.get(kind)
+        if found is None:
+            found = self._ops_by_fact_kind[kind] = frozenset(f.op for f in self.op_facts if f.kind == kind)
+        return found
+
     def attr_limits_for(self, op: str, profile: str) -> tuple[AttrLimit, ...]:
         key = (op, profile)
         found = self._attr_index.get(key)
@@ -468,6 +475,10 @@ class Tables:
 
     @cached_property
     def _attr_index(self) -> dict[tuple[str, str], tuple[AttrLimit, ...]]:
+        return {}
+
+    @cached_property
+    def _ops_by_fact_kind(self) -> dict[str, frozenset[str]]:
         return {}
 
 
