@@ -61,7 +61,7 @@ class AttrOutOfRange(Rule):
     op_types = None  # see node_ops: the ops attr_limits.json names
 
     def node_ops(self, tables: Tables) -> frozenset[str]:
-        return _limited_ops(tables)
+        return tables.ops_with_attr_limits
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         if not reaches_plugin(node):
@@ -203,13 +203,3 @@ def _num(value: float) -> str:
 
 def _show(value: Any) -> str:
     return f"'{value}'" if isinstance(value, str) and value != "absent" else show(value)
-
-
-def _limited_ops(tbl: Tables) -> frozenset[str]:
-    ops = _LIMITED_OPS.get(id(tbl))
-    if ops is None:
-        ops = _LIMITED_OPS[id(tbl)] = frozenset(limit.op for limit in tbl.attr_limits)
-    return ops
-
-
-_LIMITED_OPS: dict[int, frozenset[str]] = {}

@@ -445,6 +445,11 @@ class Tables:
             found = self._ops_by_fact_kind[kind] = frozenset(f.op for f in self.op_facts if f.kind == kind)
         return found
 
+    @cached_property
+    def ops_with_attr_limits(self) -> frozenset[str]:
+        """The ONNX ops attr_limits.json limits (any profile)."""
+        return frozenset(limit.op for limit in self.attr_limits)
+
     def attr_limits_for(self, op: str, profile: str) -> tuple[AttrLimit, ...]:
         key = (op, profile)
         found = self._attr_index.get(key)
