@@ -21,6 +21,7 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("input-shape-not-supported", "PRelu"): ("prelu-slope-1d", True),
     ("negative-indices", None): ("non-negative-indices", True),
     ("slice-step-on-last-axis", None): ("unstride-last-axis-slice", True),
+    ("pad-value-not-zero", None): ("pad-zero-then-fill", True),
     ("unsupported-op", "Gelu"): ("decompose-gelu", True),
     ("unsupported-op", "LayerNormalization"): ("decompose-layer-normalization", True),
     ("unsupported-op", "GroupNormalization"): ("decompose-group-normalization", True),

@@ -72,3 +72,16 @@ def assert_valid(model: onnx.ModelProto) -> None:
     error = check_graph(model)
     assert error is None, error
     onnx.checker.check_model(model, full_check=True)
+
+
+def assert_exact_repair(pass_cls: type[FixPass], model: onnx.ModelProto, rule: str) -> PassResult:
+    """The pass removes every finding of ``rule``, leaves a valid model with the very same outputs,
+    and finds nothing more to do on its own result; returns that result."""
+    assert named(model, rule), f"the model shows no {rule} finding to repair"
+    result = run_pass(pass_cls, model)
+    assert result.modified
+    assert named(result.model, rule) == []
+    assert_valid(result.model)
+    assert max_error(model, result.model).max_abs == 0.0
+    assert not run_pass(pass_cls, result.model).modified  # idempotent
+    return result

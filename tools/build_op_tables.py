@@ -653,9 +653,10 @@ IGNORED_ATTRS = [
 # Published pages: reduce ops whose empty axes are not a full reduction.
 EMPTY_AXES_OPS = ("ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum")
 
-# Published pages: constraints on an input, each stated as a shape constraint of the op's page
-# ("says"), by fact kind. The rule gets "input" and "params"; the generator stops when a page no
-# longer says it. Lengths in input-shape-required: a number, or "C" (axis 1 of input 0).
+# Published pages: constraints on an input (or, "on" an attribute), each stated as a shape
+# constraint of the op's page ("says"), by fact kind. The rule gets "input" and "params"; the
+# generator stops when a page no longer says it. Lengths in input-shape-required: a number, or
+# "C" (axis 1 of input 0).
 PAGE_INPUT_CONSTRAINTS = [
     {"kind": "input-shape-required", "op": "PRelu", "input": "slope", "says": "must be 1-D of length 1 or C",
      "params": {"index": 1, "ranks": [1], "lengths": [1, "C"]}},
@@ -665,6 +666,9 @@ PAGE_INPUT_CONSTRAINTS = [
      "says": "negative index values not supported", "params": {"index": 1}},
     {"kind": "last-axis-step-one", "op": "Slice", "input": "steps", "says": "step on the last axis must be 1",
      "params": {"index": 4, "axes_index": 3}},
+    # the value input from opset 11 on, the value attribute before it
+    {"kind": "pad-value-zero", "op": "Pad", "input": "constant_value", "on": "mode",
+     "says": "constant mode only with constant_value 0", "params": {"index": 2, "attr": "value"}},
 ]
 
 # Published pages: dtypes rejected under --precision_mode=must_keep_origin_dtype (opsets: None = all).
@@ -767,10 +771,11 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             note="empty axes is not treated as a full reduction; set every axis explicitly")
     for item in PAGE_INPUT_CONSTRAINTS:
         page = pages[item["op"]]
+        on = item.get("on", item["input"])
         said = [c for c in page.get("shape_constraints") or []
-                if c.get("input") == item["input"] and c.get("rule") == item["says"]]
+                if on in (c.get("input"), c.get("attr")) and c.get("rule") == item["says"]]
         if not said:
-            raise SystemExit(f"build_op_tables: the {item['op']} page no longer says {item['input']} {item['says']}")
+            raise SystemExit(f"build_op_tables: the {item['op']} page no longer says {on}: {item['says']}")
         add(item["kind"], item["op"], DOC_PROFILES, page["url"], severity=said[0]["severity"],
             params={"input": item["input"], **item["params"]}, note=item["says"])
     for op, dtypes, opsets in ORIGIN_DTYPE_REJECTIONS:

@@ -20,11 +20,11 @@ A pass returns from its per-node function an :class:`Emitter` (replace the node)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 from atccheck.findings import ROOT_GRAPH
 from atccheck.model.graph import subgraphs
-from atccheck.passes.base import PassContext, PassResult
+from atccheck.passes.base import FixPass, PassContext, PassResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -403,6 +403,32 @@ class Rewriter:
             notes.insert(0, f"{len(self.rewritten)} {what} rewritten")
             self.drop_stale_value_info()
         return PassResult(self.model, bool(self.rewritten), notes)
+
+
+class NodeRepair(FixPass):
+    """A pass that rewrites, one at a time, the nodes of ``op_types`` its findings name.
+
+    Subclasses give ``rewrite`` (an Emitter with the node's replacement, or Unsupported with
+    why not) and ``counted`` (what the note counts: "Pad node(s)"). A rewrite that stops
+    reading a value lists it in ``self.replaced``: initializers among them that nothing reads
+    any more are dropped at the end, after ``finish`` (other clean-up across nodes).
+    """
+
+    counted: ClassVar[str]
+
+    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+        self.replaced: list[str] = []
+        rw = Rewriter(model, ctx, self.name)
+        rw.run(lambda site: self.rewrite(rw, site) if rw.requested_here(site) else None, self.op_types or ())
+        self.finish(rw)
+        rw.prune_initializers(self.replaced)
+        return rw.result(self.counted)
+
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter:
+        raise NotImplementedError
+
+    def finish(self, rw: Rewriter) -> None:
+        """After every node was visited (nothing by default)."""
 
 
 # --------------------------------------------------------------------------- helpers

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import Emitter, Rewriter, Site, Unsupported, consumers
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes._rewrite import Emitter, NodeRepair, Rewriter, Site, Unsupported, consumers
+from atccheck.passes.base import register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -15,7 +15,7 @@ MAX_INDICES = 1 << 20
 
 
 @register_pass
-class NonNegativeIndices(FixPass):
+class NonNegativeIndices(NodeRepair):
     """Add the axis size to every negative constant index of a Gather or ScatterND a finding names.
 
     ONNX reads index ``-k`` as ``size - k``; the published pages say negative indices are not
@@ -34,37 +34,30 @@ class NonNegativeIndices(FixPass):
     safe = True
     tolerance = 0.0
     rtol = 0.0
+    counted = "index input(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter:
         import numpy as np
         import onnx
 
-        rw = Rewriter(model, ctx, self.name)
-        replaced: list[str] = []
+        indices = site.input(1)
+        value = rw.const_value(indices, limit=MAX_INDICES)
+        if value is None:
+            raise Unsupported("its indices are not a constant")
+        sizes = _indexed_sizes(rw, site, value)
+        fixed = np.where(value < 0, value + sizes, value).astype(value.dtype)
+        if (fixed < 0).any() or (fixed >= sizes).any():
+            raise Unsupported(f"an index lies outside the axis (sizes {np.unique(sizes).tolist()})")
+        emitter = Emitter(rw, site)
+        node = onnx.NodeProto()
+        node.CopyFrom(site.node)
+        node.input[1] = emitter.const(fixed, "indices")
+        emitter.nodes.append(node)
+        self.replaced.append(indices)
+        return emitter
 
-        def rewrite(site: Site) -> Emitter | None:
-            if not rw.requested_here(site):
-                return None
-            indices = site.input(1)
-            value = rw.const_value(indices, limit=MAX_INDICES)
-            if value is None:
-                raise Unsupported("its indices are not a constant")
-            sizes = _indexed_sizes(rw, site, value)
-            fixed = np.where(value < 0, value + sizes, value).astype(value.dtype)
-            if (fixed < 0).any() or (fixed >= sizes).any():
-                raise Unsupported(f"an index lies outside the axis (sizes {np.unique(sizes).tolist()})")
-            emitter = Emitter(rw, site)
-            node = onnx.NodeProto()
-            node.CopyFrom(site.node)
-            node.input[1] = emitter.const(fixed, "indices")
-            emitter.nodes.append(node)
-            replaced.append(indices)
-            return emitter
-
-        rw.run(rewrite, self.op_types or ())
-        _drop_unread_constants(model, replaced)
-        rw.prune_initializers(replaced)
-        return rw.result("index input(s)")
+    def finish(self, rw: Rewriter) -> None:
+        _drop_unread_constants(rw.model, self.replaced)
 
 
 def _indexed_sizes(rw: Rewriter, site: Site, value: "np.ndarray") -> "np.ndarray":

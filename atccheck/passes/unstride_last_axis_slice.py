@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from atccheck.passes._rewrite import Emitter, Rewriter, Site, Unsupported
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import Emitter, NodeRepair, Rewriter, Site, Unsupported
+from atccheck.passes.base import register_pass
 
 
 @register_pass
-class UnstrideLastAxisSlice(FixPass):
+class UnstrideLastAxisSlice(NodeRepair):
     """Take every k-th element of the last axis without a strided Slice there.
 
     For a Slice (opset 10 on) that a slice-step-on-last-axis finding names, with constant
@@ -39,57 +36,50 @@ class UnstrideLastAxisSlice(FixPass):
     safe = True
     tolerance = 0.0
     rtol = 0.0
+    counted = "Slice node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
-        rw.run(lambda site: _rewrite(rw, site), self.op_types or ())
-        return rw.result("Slice node(s)")
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter:
+        data = site.input(0)
+        info = rw.info(data)
+        if info is None or info.shape is None:
+            raise Unsupported(f"the shape of '{data}' is unknown")
+        rank, width = len(info.shape), info.shape[-1]
+        values = [rw.const_value(site.input(i)) if site.input(i) else None for i in range(1, 5)]
+        starts, ends, axes, steps = values
+        if starts is None or ends is None or steps is None or (site.input(3) and axes is None):
+            raise Unsupported("its starts, ends, axes and steps are not all constants")
+        begin, stop = [int(v) for v in starts.reshape(-1)], [int(v) for v in ends.reshape(-1)]
+        step_list = [int(v) for v in steps.reshape(-1)]
+        axis_list = [int(a) % rank for a in axes.reshape(-1)] if axes is not None else list(range(len(begin)))
+        if rank - 1 not in axis_list:
+            raise Unsupported("it does not slice the last axis")
+        j = axis_list.index(rank - 1)
+        step = step_list[j]
+        if step < 1:
+            raise Unsupported(f"the step on the last axis is {step}: a reversal has no step-1 form here")
+        if not isinstance(width, int):
+            raise Unsupported("the size of the last axis is not static")
+        start = _resolve(begin[j], width)
+        end = _resolve(stop[j], width)
+        count = max(0, -(-(end - start) // step))
+        if count == 0:
+            raise Unsupported("it takes no element of the last axis")
+        cut_end = min(start + count * step, width)
+        begin[j], stop[j], step_list[j] = start, cut_end, 1
 
-
-def _rewrite(rw: Rewriter, site: Site) -> Emitter | None:
-    if not rw.requested_here(site):
-        return None
-    data = site.input(0)
-    info = rw.info(data)
-    if info is None or info.shape is None:
-        raise Unsupported(f"the shape of '{data}' is unknown")
-    rank, width = len(info.shape), info.shape[-1]
-    values = [rw.const_value(site.input(i)) if site.input(i) else None for i in range(1, 5)]
-    starts, ends, axes, steps = values
-    if starts is None or ends is None or steps is None or (site.input(3) and axes is None):
-        raise Unsupported("its starts, ends, axes and steps are not all constants")
-    begin, stop = [int(v) for v in starts.reshape(-1)], [int(v) for v in ends.reshape(-1)]
-    step_list = [int(v) for v in steps.reshape(-1)]
-    axis_list = [int(a) % rank for a in axes.reshape(-1)] if axes is not None else list(range(len(begin)))
-    if rank - 1 not in axis_list:
-        raise Unsupported("it does not slice the last axis")
-    j = axis_list.index(rank - 1)
-    step = step_list[j]
-    if step < 1:
-        raise Unsupported(f"the step on the last axis is {step}: a reversal has no step-1 form here")
-    if not isinstance(width, int):
-        raise Unsupported("the size of the last axis is not static")
-    start = _resolve(begin[j], width)
-    end = _resolve(stop[j], width)
-    count = max(0, -(-(end - start) // step))
-    if count == 0:
-        raise Unsupported("it takes no element of the last axis")
-    cut_end = min(start + count * step, width)
-    begin[j], stop[j], step_list[j] = start, cut_end, 1
-
-    em = Emitter(rw, site)
-    cut = em.op("Slice", [data, em.ints(begin, "starts"), em.ints(stop, "ends"), em.ints(axis_list, "axes"),
-                          em.ints(step_list, "steps")])
-    missing = count * step - (cut_end - start)
-    if missing:
-        cut = em.pad(cut, [0] * (2 * rank - 1) + [missing])
-    out_shape = rw.info(site.output(0))
-    lead = [d if isinstance(d, int) else 0 for d in (out_shape.shape[:-1] if out_shape is not None and
-                                                      out_shape.shape is not None else [None] * (rank - 1))]
-    grid = em.reshape(cut, lead + [count, step])
-    column = em.slice(grid, [0], [1], [rank])
-    em.reshape(column, lead + [count], out=site.output(0))
-    return em
+        em = Emitter(rw, site)
+        cut = em.op("Slice", [data, em.ints(begin, "starts"), em.ints(stop, "ends"), em.ints(axis_list, "axes"),
+                              em.ints(step_list, "steps")])
+        missing = count * step - (cut_end - start)
+        if missing:
+            cut = em.pad(cut, [0] * (2 * rank - 1) + [missing])
+        out_shape = rw.info(site.output(0))
+        lead = [d if isinstance(d, int) else 0 for d in (out_shape.shape[:-1] if out_shape is not None and
+                                                          out_shape.shape is not None else [None] * (rank - 1))]
+        grid = em.reshape(cut, lead + [count, step])
+        column = em.slice(grid, [0], [1], [rank])
+        em.reshape(column, lead + [count], out=site.output(0))
+        return em
 
 
 def _resolve(index: int, size: int) -> int:
