@@ -43,6 +43,8 @@ class UnstrideLastAxisSlice(NodeRepair):
         info = rw.info(data)
         if info is None or info.shape is None:
             raise Unsupported(f"the shape of '{data}' is unknown")
+        if not info.shape:
+            raise Unsupported(f"'{data}' is a scalar")
         rank, width = len(info.shape), info.shape[-1]
         values = [rw.const_value(site.input(i)) if site.input(i) else None for i in range(1, 5)]
         starts, ends, axes, steps = values

@@ -58,7 +58,7 @@ class SliceStepOnLastAxis(Rule):
         for fact in here or facts:
             params = fact.params or {}
             steps = node.ctx.const_value(node.input_name(int(params.get("index", 4))))
-            if steps is None or rank is None:
+            if steps is None or not rank:  # rank unknown, or a scalar (which no Slice takes)
                 continue
             axes_name = node.input_name(int(params.get("axes_index", 3)))
             axes = node.ctx.const_value(axes_name) if axes_name else None
