@@ -75,9 +75,9 @@ class UnstrideLastAxisSlice(NodeRepair):
         missing = count * step - (cut_end - start)
         if missing:
             cut = em.pad(cut, [0] * (2 * rank - 1) + [missing])
-        out_shape = rw.info(site.output(0))
-        lead = [d if isinstance(d, int) else 0 for d in (out_shape.shape[:-1] if out_shape is not None and
-                                                          out_shape.shape is not None else [None] * (rank - 1))]
+        out = rw.info(site.output(0))
+        known = out.shape[:-1] if out is not None and out.shape is not None else [None] * (rank - 1)
+        lead = [d if isinstance(d, int) else 0 for d in known]  # 0: Reshape copies the input's dim
         grid = em.reshape(cut, lead + [count, step])
         column = em.slice(grid, [0], [1], [rank])
         em.reshape(column, lead + [count], out=site.output(0))
