@@ -23,6 +23,8 @@ Keys (kebab-case, as in ``pyproject.toml`` tool tables)::
     rule-docs-url = "https://example.invalid/atccheck/docs/rules/"   # base for SARIF helpUri
     [tool.atccheck.per-node-ignores]        # node-name glob -> rules (ONNX has no comments)
     "/decoder/rnn/*" = ["aicpu-fallback"]
+    [tool.atccheck.per-model-ignores]       # model glob -> rules dropped for those models
+    "models/legacy_*.onnx" = ["AC303"]
     [tool.atccheck.input-shapes]            # model glob -> shapes, first match wins
     "models/det_*.onnx" = "x:1,3,640,640"
 
@@ -72,6 +74,17 @@ class NodeIgnore:
 
 
 @dataclass(frozen=True)
+class ModelIgnore:
+    """Findings of these rules (codes, names or prefixes) in models whose path matches the glob are dropped."""
+
+    glob: str
+    rules: tuple[str, ...]
+
+    def matches(self, finding: "Finding") -> bool:
+        return any(rule_matches(p, finding.code, finding.name) for p in self.rules)
+
+
+@dataclass(frozen=True)
 class ShapeGlob:
     glob: str
     shapes: str  # ATC --input_shape syntax
@@ -87,6 +100,7 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     per_node_ignores: tuple[NodeIgnore, ...] = ()
+    per_model_ignores: tuple[ModelIgnore, ...] = ()
     fail_on: str = "error"
     input_shapes: tuple[ShapeGlob, ...] = ()
     input_shape: str | None = None  # --input-shape: every model, over input-shapes
@@ -123,7 +137,8 @@ class Settings:
 
     def apply(self, report: "Report") -> "Report":
         """The report without the findings these settings drop after checking."""
-        kept = [f for f in report.findings if self.keeps(f)]
+        scoped = [e for e in self.per_model_ignores if model_matches(e.glob, report.model, self.root)]
+        kept = [f for f in report.findings if self.keeps(f) and not any(e.matches(f) for e in scoped)]
         return report if len(kept) == len(report.findings) else report.filtered(kept)
 
 
@@ -216,6 +231,7 @@ FIELD_KEYS = {
     "select": "select",
     "ignore": "ignore",
     "per_node_ignores": "per-node-ignores",
+    "per_model_ignores": "per-model-ignores",
     "fail_on": "fail-on",
     "input_shapes": "input-shapes",
     "input_shape": "input-shape",
@@ -286,6 +302,11 @@ def parse_file_settings(path: Path) -> dict[str, Any]:
                 NodeIgnore(glob, _strings(rules, f"per-node-ignores.\"{glob}\"", where, single_ok=True))
                 for glob, rules in _table(value, key, where).items()
             )
+        elif key == "per-model-ignores":
+            values["per_model_ignores"] = tuple(
+                ModelIgnore(glob, _strings(rules, f"per-model-ignores.\"{glob}\"", where, single_ok=True))
+                for glob, rules in _table(value, key, where).items()
+            )
         elif key == "input-shapes":
             values["input_shapes"] = tuple(
                 ShapeGlob(glob, _string(text, f"input-shapes.\"{glob}\"", where))
@@ -326,8 +347,9 @@ def load_settings(
         values[key] = split_patterns(values.get(key, ()))
         if values[key]:
             check_rule_patterns(values[key], f"{FIELD_KEYS[key]} ({sources[key]})")
-    for entry in values.get("per_node_ignores", ()):
-        check_rule_patterns(entry.rules, f"per-node-ignores \"{entry.glob}\" ({sources['per_node_ignores']})")
+    for name in ("per_node_ignores", "per_model_ignores"):
+        for entry in values.get(name, ()):
+            check_rule_patterns(entry.rules, f"{FIELD_KEYS[name]} \"{entry.glob}\" ({sources[name]})")
     root = path.resolve().parent if path is not None else cwd
     return replace(Settings(), **values, config_path=path, root=root, sources=sources)
 
@@ -337,7 +359,7 @@ def describe(settings: Settings) -> list[tuple[str, Any, str]]:
     rows: list[tuple[str, Any, str]] = []
     for name, key in FIELD_KEYS.items():
         value = getattr(settings, name)
-        if name == "per_node_ignores":
+        if name in ("per_node_ignores", "per_model_ignores"):
             value = {e.glob: list(e.rules) for e in value}
         elif name == "input_shapes":
             value = {e.glob: e.shapes for e in value}

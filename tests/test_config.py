@@ -33,6 +33,9 @@ fail-on = "warning"
 [tool.atccheck.per-node-ignores]
 "/decoder/*" = ["AC101"]
 
+[tool.atccheck.per-model-ignores]
+"models/legacy_*.onnx" = ["attr-ignored", "AC40"]
+
 [tool.atccheck.input-shapes]
 "models/det_*.onnx" = "x:1,3,640,640"
 "*_bert.onnx" = "ids:1,128"
@@ -96,6 +99,8 @@ def test_explicit_file_and_isolation(tmp_path):
     ('ignore = ["AC999"]\n', "'AC999' matches no rule"),
     ('rule-docs-url = "docs/rules"\n', "must be an absolute URL"),
     ('[per-node-ignores]\n"x*" = ["nonsense-rule"]\n', "'nonsense-rule' matches no rule"),
+    ('[per-model-ignores]\n"*.onnx" = ["AC9"]\n', "per-model-ignores \"[*].onnx\".*'AC9' matches no rule"),
+    ('[per-model-ignores]\n"*.onnx" = 3\n', "'per-model-ignores.\"[*].onnx\"' must be a string or a list"),
     ("soc = [\n", "not valid TOML"),
 ])
 def test_bad_files_name_the_file_and_the_key(tmp_path, text, message):
@@ -136,6 +141,20 @@ def test_per_node_ignores_filter_after_checking(tmp_path):
     assert settings.apply(report).findings == kept
 
 
+def test_per_model_ignores_drop_those_rules_in_matching_models_only(tmp_path):
+    write(tmp_path / "pyproject.toml", PYPROJECT)
+    settings = load_settings(cwd=tmp_path)
+
+    def finding(code, name):
+        return Finding(code, name, Severity.WARNING, "m", Location(node="n"), "h", FixSuggestion.manual(), "t")
+
+    found = [finding("AC303", "attr-ignored"), finding("AC401", "oversized-block"), finding("AC201", "dynamic-input-shape")]
+    legacy = Report(str(tmp_path / "models" / "legacy_det.onnx"), resolve_target("Ascend310"), found)
+    other = Report(str(tmp_path / "models" / "det.onnx"), resolve_target("Ascend310"), found)
+    assert [f.code for f in settings.apply(legacy).findings] == ["AC201"]
+    assert settings.apply(other).findings == found
+
+
 def test_select_and_ignore_accept_commas_and_prefixes(tmp_path):
     settings = load_settings({"select": ("AC1,dynamic-",), "ignore": ("unsupported-op",)}, isolated=True, cwd=tmp_path)
     assert settings.select == ("AC1", "dynamic-") and settings.ignore == ("unsupported-op",)
@@ -174,6 +193,22 @@ def test_check_fail_on_from_the_file_and_the_command_line(tmp_path, monkeypatch)
     assert CliRunner().invoke(main, ["check", "m.onnx", "--no-config", "--soc", "Ascend310"]).exit_code == 1
 
 
+def test_a_folder_check_drops_a_rule_only_in_the_models_the_glob_names(tmp_path, monkeypatch):
+    import onnx
+
+    from builders import single_op_model
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "models").mkdir()
+    for name in ("legacy_a.onnx", "new_b.onnx"):
+        onnx.save(single_op_model("FindMax", [[4, 4]], [4], opset=11), tmp_path / "models" / name)
+    write(tmp_path / ".atccheck.toml", 'soc = "Ascend310"\n[per-model-ignores]\n"models/legacy_*" = ["unsupported-op"]\n')
+    result = CliRunner().invoke(main, ["check", "models", "--format", "json"])
+    assert result.exit_code == 1, result.output  # new_b.onnx still has its error
+    by_model = {Path(r["model"]).name: {f["name"] for f in r["findings"]} for r in json.loads(result.stdout)["reports"]}
+    assert "unsupported-op" not in by_model["legacy_a.onnx"] and "unsupported-op" in by_model["new_b.onnx"]
+
+
 def test_config_command_shows_values_and_origins(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "pyproject.toml", PYPROJECT)
@@ -193,6 +228,7 @@ def test_config_command_shows_values_and_origins(tmp_path, monkeypatch):
 
     table = tomllib.loads("\n".join(lines[: lines.index("") if "" in lines else None]))["tool"]["atccheck"]
     assert table["per-node-ignores"] == {"/decoder/*": ["AC101"]}
+    assert table["per-model-ignores"] == {"models/legacy_*.onnx": ["attr-ignored", "AC40"]}
 
 
 def test_config_command_json(tmp_path, monkeypatch):
