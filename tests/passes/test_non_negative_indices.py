@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from atccheck.passes.non_negative_indices import NonNegativeIndices
@@ -50,3 +52,13 @@ def test_an_axis_of_unknown_size_is_left_with_a_note():
     result = run_pass(NonNegativeIndices, model)
     assert not result.modified
     assert any("not static" in n for n in result.notes)
+
+
+@settings(max_examples=30, deadline=None)
+@given(size=st.integers(1, 9), picks=st.lists(st.integers(-9, 8), min_size=1, max_size=5))
+@example(size=4, picks=[-4, -1, 3])
+def test_any_indices_inside_the_axis_give_the_same_elements(size, picks):
+    picks = [p for p in picks if -size <= p < size]  # ONNX defines indices in [-size, size) only
+    if not any(p < 0 for p in picks):
+        return  # nothing for the rule to report
+    assert_exact_repair(NonNegativeIndices, gather(picks, data_shape=(2, size, 3)), "negative-indices")
