@@ -224,6 +224,39 @@ def bert_tiny_two_inputs() -> onnx.ModelProto:
     )
 
 
+# --------------------------------------------------------------------------- detector stem
+
+
+def detector_stem_exported() -> onnx.ModelProto:
+    """A YOLOv5-style Focus stem as exporters leave it: strided Slices on the width, a PRelu with
+    a [C, 1, 1] slope, a -inf Pad before a max pool, and x[..., -1] as a Gather of index -1."""
+    b = Builder(seed=53)
+    end = np.array([2**63 - 1] * 2, dtype=np.int64)
+    axes = b.const("focus.axes", np.array([2, 3], dtype=np.int64))
+    steps = b.const("focus.steps", np.array([2, 2], dtype=np.int64))
+    ends = b.const("focus.ends", end)
+    parts = []
+    for k, (row, col) in enumerate([(0, 0), (1, 0), (0, 1), (1, 1)]):
+        starts = b.const(f"focus.starts{k}", np.array([row, col], dtype=np.int64))
+        parts.append(b.op("Slice", ["image", starts, ends, axes, steps], f"focus.slice{k}"))
+    x = b.op("Concat", parts, "focus.concat", axis=1)
+    x = b.op("Conv", [x, b.weight("stem.w", (16, 12, 3, 3)), b.weight("stem.b", (16,), 0.1)], "stem.conv",
+             kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    x = b.op("PRelu", [x, b.const("stem.slope", np.full((16, 1, 1), 0.1, dtype=np.float32))], "stem.prelu")
+    x = b.op("Pad", [x, b.const("pool.pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], dtype=np.int64)),
+                     b.const("pool.fill", np.array(-np.inf, dtype=np.float32))], "pool.pad", mode="constant")
+    x = b.op("MaxPool", [x], "pool.max", kernel_shape=[3, 3], strides=[2, 2])
+    b.op("Gather", [x, b.const("head.last", np.array(-1, dtype=np.int64))], "head.last_column", axis=3)
+    b.nodes[-1].output[0] = "features"
+    return b.model(
+        "detector_stem_exported",
+        [helper.make_tensor_value_info("image", FLOAT, ["batch", 3, 64, 64])],
+        [helper.make_tensor_value_info("features", FLOAT, ["batch", 16, 16])],
+        {"": 13},
+        "A YOLOv5-style Focus stem with a PRelu, a -inf padded max pool and a last-column Gather.",
+    )
+
+
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "convnet_clean": convnet_clean,
     "convnet_dynamic_batch": convnet_dynamic_batch,
@@ -231,6 +264,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "transformer_block_op17": transformer_block_op17,
     "bert_tiny_two_inputs": bert_tiny_two_inputs,
     "video_conv3d": video_conv3d,
+    "detector_stem_exported": detector_stem_exported,
 }
 
 

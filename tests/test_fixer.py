@@ -89,6 +89,19 @@ def test_transformer_at_opset_17_for_cann_6_decomposes_then_converts(tmp_path):
     assert [e.version for e in model.opset_import if e.domain == ""] == [15]
 
 
+def test_detector_stem_every_page_finding_is_repaired_exactly(tmp_path):
+    path = sample(tmp_path, "detector_stem_exported.onnx")
+    outcome = fix(path, soc="Ascend310P3", cann="9.0")
+    before = {f.name for f in outcome.before.findings}
+    assert {"input-shape-not-supported", "negative-indices", "slice-step-on-last-axis", "pad-value-not-zero"} <= before
+    assert {p.name for p in outcome.applied} == {"make-inputs-static", "prelu-slope-1d", "non-negative-indices",
+                                                 "unstride-last-axis-slice", "pad-zero-then-fill"}
+    assert outcome.after.findings == [] and not outcome.fails()
+    assert outcome.verification.status == "verified" and outcome.verification.max_abs_error == 0.0
+    feeds = {"image": np.random.default_rng(1).standard_normal((1, 3, 64, 64)).astype(np.float32)}
+    np.testing.assert_array_equal(outputs(path, feeds)[0], outputs(outcome.output, feeds)[0])
+
+
 def test_custom_op_remains_with_why_and_no_crash(tmp_path):
     path = sample(tmp_path, "custom_op.onnx")
     outcome = fix(path, soc="Ascend310P3")

@@ -24,6 +24,7 @@ SAMPLES = [
     "transformer_block_op17",
     "bert_tiny_two_inputs",
     "video_conv3d",
+    "detector_stem_exported",
 ]
 GOLDEN_DIR = Path(__file__).parent / "golden"
 GOLDEN = [("convnet_dynamic_batch", "Ascend310"), ("custom_op", "Ascend310P3")]
