@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"

@@ -8,6 +8,7 @@ from atccheck.passes._rewrite import Emitter, NodeRepair, Rewriter, Site, Unsupp
 from atccheck.passes.base import register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     import onnx
 
 # indices are read from constants of at most this many elements (they are index lists, not weights)
