@@ -57,7 +57,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from atccheck.atc.command import AtcCommand
     from atccheck.passes.make_inputs_static import StaticPlan
-    from atccheck.verify import Inputs
 
 # the public names of ``atccheck.fixer`` (the data classes live in atccheck.fix_outcome)
 __all__ = [

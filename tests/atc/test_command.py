@@ -16,7 +16,7 @@ from atccheck.errors import UsageError
 from atccheck.tables import tables
 from builders import init, make_model, single_op_model, tensor_input
 from conftest import SAMPLE_MODELS
-from onnx import TensorProto, helper
+from onnx import helper
 
 
 def sample(name: str) -> onnx.ModelProto:

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper
+from onnx import helper
 
 from atccheck.errors import UsageError
 from atccheck.passes.make_inputs_static import MakeInputsStatic, plan_static_shapes

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-import numpy as np
 from onnx import helper
 
 from atccheck.passes.single_opset_import import SingleOpsetImport
-from builders import init, make_model, tensor_input
+from builders import make_model, tensor_input
 from fix_harness import assert_valid, max_error, named, run_pass
 
 
