@@ -405,30 +405,53 @@ class Rewriter:
         return PassResult(self.model, bool(self.rewritten), notes)
 
 
-class NodeRepair(FixPass):
-    """A pass that rewrites, one at a time, the nodes of ``op_types`` its findings name.
+class NodeRewrite(FixPass):
+    """A pass that replaces nodes of ``op_types`` (in ``domain``) one at a time.
 
-    Subclasses give ``rewrite`` (an Emitter with the node's replacement, or Unsupported with
-    why not) and ``counted`` (what the note counts: "Pad node(s)"). A rewrite that stops
-    reading a value lists it in ``self.replaced``: initializers among them that nothing reads
-    any more are dropped at the end, after ``finish`` (other clean-up across nodes).
+    ``selects`` says which nodes it rewrites (by default the ones a finding names for this
+    pass); ``rewrite`` gives a node's replacement as an Emitter, or says why not (raise
+    Unsupported, or return the reason); ``counted`` is what the note counts ("Pad node(s)").
+    A rewrite that stops reading a value lists it in ``self.replaced``: initializers among them
+    that nothing reads any more are dropped at the end, after ``finish`` (other clean-up across
+    nodes).
     """
 
     counted: ClassVar[str]
+    domain: ClassVar[str] = ""
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         self.replaced: list[str] = []
         rw = Rewriter(model, ctx, self.name)
-        rw.run(lambda site: self.rewrite(rw, site) if rw.requested_here(site) else None, self.op_types or ())
+        rw.run(lambda site: self.rewrite(rw, site) if self.selects(rw, site) else None, self.op_types or (),
+               domain=self.domain)
         self.finish(rw)
         rw.prune_initializers(self.replaced)
         return rw.result(self.counted)
 
-    def rewrite(self, rw: Rewriter, site: Site) -> Emitter:
+    def selects(self, rw: Rewriter, site: Site) -> bool:
+        return rw.requested_here(site)
+
+    def rewrite(self, rw: Rewriter, site: Site) -> "Emitter | str":
         raise NotImplementedError
 
     def finish(self, rw: Rewriter) -> None:
         """After every node was visited (nothing by default)."""
+
+
+class Decomposition(NodeRewrite):
+    """Rewrites a standard op where the profile lacks it at the model opset, or a finding asks."""
+
+    def selects(self, rw: Rewriter, site: Site) -> bool:
+        return rw.wanted(site)
+
+
+class ContribDecomposition(NodeRewrite):
+    """Rewrites every node of an onnxruntime contrib op: no CANN profile registers the domain."""
+
+    domain = CONTRIB_DOMAIN
+
+    def selects(self, rw: Rewriter, site: Site) -> bool:
+        return True
 
 
 # --------------------------------------------------------------------------- helpers

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_erf
-from atccheck.passes._rewrite import CONTRIB_DOMAIN, Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 
 @register_pass
-class DecomposeContribBiasGelu(FixPass):
+class DecomposeContribBiasGelu(ContribDecomposition):
     """Rewrite ``com.microsoft::BiasGelu`` as ``Add`` then the exact (Erf) Gelu formula.
 
     onnxruntime's BiasGelu is Gelu of ``A + B`` (its schema: "the sum of input A and bias
@@ -28,16 +25,11 @@ class DecomposeContribBiasGelu(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasGelu"})
     safe = True
     tolerance = 1e-5
+    counted = "BiasGelu node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            a, b = site.input(0), site.input(1)
-            elem = rw.float_type(a)
-            em = Emitter(rw, site)
-            gelu_erf(em, em.op("Add", [a, b]), elem, out=site.output(0))
-            return em
-
-        rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
-        return rw.result("BiasGelu node(s)")
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
+        a, b = site.input(0), site.input(1)
+        elem = rw.float_type(a)
+        em = Emitter(rw, site)
+        gelu_erf(em, em.op("Add", [a, b]), elem, out=site.output(0))
+        return em

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_tanh
-from atccheck.passes._rewrite import CONTRIB_DOMAIN, Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 
 @register_pass
-class DecomposeContribFastGelu(FixPass):
+class DecomposeContribFastGelu(ContribDecomposition):
     """Rewrite ``com.microsoft::FastGelu`` as ``Add`` (optional bias) and tanh-approximated Gelu.
 
     onnxruntime's FastGelu computes ``0.5 * X * (1 + tanh(0.797885 X + 0.035677 X^3))`` of
@@ -30,17 +27,12 @@ class DecomposeContribFastGelu(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FastGelu"})
     safe = True
     tolerance = 1e-5
+    counted = "FastGelu node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            x, bias = site.input(0), site.input(1)
-            elem = rw.float_type(x)
-            em = Emitter(rw, site)
-            total = em.op("Add", [x, bias]) if bias else x
-            gelu_tanh(em, total, elem, out=site.output(0))
-            return em
-
-        rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
-        return rw.result("FastGelu node(s)")
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
+        x, bias = site.input(0), site.input(1)
+        elem = rw.float_type(x)
+        em = Emitter(rw, site)
+        total = em.op("Add", [x, bias]) if bias else x
+        gelu_tanh(em, total, elem, out=site.output(0))
+        return em

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from atccheck.passes._rewrite import CONTRIB_DOMAIN, Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 # Default of QuickGelu's alpha in the schema onnxruntime registers (float 1.702).
 QUICK_GELU_ALPHA = 1.702
 
 
 @register_pass
-class DecomposeContribQuickGelu(FixPass):
+class DecomposeContribQuickGelu(ContribDecomposition):
     """Rewrite ``com.microsoft::QuickGelu`` as ``x * Sigmoid(alpha * x)``.
 
     The formula and the ``alpha`` default (1.702) are those of the schema onnxruntime
@@ -30,18 +27,13 @@ class DecomposeContribQuickGelu(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"QuickGelu"})
     safe = True
     tolerance = 1e-5
+    counted = "QuickGelu node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            x = site.input(0)
-            elem = rw.float_type(x)
-            alpha = float(site.attr("alpha", QUICK_GELU_ALPHA))
-            em = Emitter(rw, site)
-            scaled = x if alpha == 1.0 else em.op("Mul", [x, em.scalar(alpha, elem, "alpha")])
-            em.op("Mul", [x, em.op("Sigmoid", [scaled])], site.output(0))
-            return em
-
-        rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
-        return rw.result("QuickGelu node(s)")
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
+        x = site.input(0)
+        elem = rw.float_type(x)
+        alpha = float(site.attr("alpha", QUICK_GELU_ALPHA))
+        em = Emitter(rw, site)
+        scaled = x if alpha == 1.0 else em.op("Mul", [x, em.scalar(alpha, elem, "alpha")])
+        em.op("Mul", [x, em.op("Sigmoid", [scaled])], site.output(0))
+        return em

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from atccheck.passes._formulas import normalize, scale_shift
-from atccheck.passes._rewrite import CONTRIB_DOMAIN, Emitter, Rewriter, Site, consumers
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, consumers
+from atccheck.passes.base import register_pass
 
 # Default epsilon of SkipLayerNormalization in the schema onnxruntime registers.
 SKIP_LAYER_NORM_EPSILON = 1e-12
@@ -18,7 +15,7 @@ SUM_OUTPUT = 3  # input_skip_bias_sum
 
 
 @register_pass
-class DecomposeContribSkipLayerNormalization(FixPass):
+class DecomposeContribSkipLayerNormalization(ContribDecomposition):
     """Rewrite ``com.microsoft::SkipLayerNormalization`` as Add(s) and layer normalization.
 
     onnxruntime's op: ``s = input + skip (+ bias)``, output = LayerNorm of ``s`` over the
@@ -37,27 +34,22 @@ class DecomposeContribSkipLayerNormalization(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipLayerNormalization"})
     safe = True
     tolerance = 1e-5
+    counted = "SkipLayerNormalization node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
         from onnx import TensorProto
 
-        rw = Rewriter(model, ctx, self.name)
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            used = [site.output(k) for k in STATISTICS_OUTPUTS if site.output(k) and consumers(model, site.output(k))]
-            if used:
-                return f"its statistics output(s) {', '.join(used)} are read by other nodes"
-            x, skip, gamma, beta, bias = (site.input(k) for k in range(5))
-            elem = rw.float_type(x)
-            em = Emitter(rw, site)
-            total_out = site.output(SUM_OUTPUT) or None
-            total = em.op("Add", [x, skip], None if bias else total_out)
-            if bias:
-                total = em.op("Add", [total, bias], total_out)
-            epsilon = float(site.attr("epsilon", SKIP_LAYER_NORM_EPSILON))
-            normalized = normalize(em, total, [-1], epsilon, elem, stash=TensorProto.FLOAT)
-            scale_shift(em, normalized, gamma, beta, site.output(0))
-            return em
-
-        rw.run(rewrite, self.op_types or (), domain=CONTRIB_DOMAIN)
-        return rw.result("SkipLayerNormalization node(s)")
+        used = [site.output(k) for k in STATISTICS_OUTPUTS if site.output(k) and consumers(rw.model, site.output(k))]
+        if used:
+            return f"its statistics output(s) {', '.join(used)} are read by other nodes"
+        x, skip, gamma, beta, bias = (site.input(k) for k in range(5))
+        elem = rw.float_type(x)
+        em = Emitter(rw, site)
+        total_out = site.output(SUM_OUTPUT) or None
+        total = em.op("Add", [x, skip], None if bias else total_out)
+        if bias:
+            total = em.op("Add", [total, bias], total_out)
+        epsilon = float(site.attr("epsilon", SKIP_LAYER_NORM_EPSILON))
+        normalized = normalize(em, total, [-1], epsilon, elem, stash=TensorProto.FLOAT)
+        scale_shift(em, normalized, gamma, beta, site.output(0))
+        return em

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_erf, gelu_tanh
-from atccheck.passes._rewrite import Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 
 @register_pass
-class DecomposeGelu(FixPass):
+class DecomposeGelu(Decomposition):
     """Rewrite Gelu as its defining formula.
 
     Applies to every standard-domain ``Gelu`` node the target profile does not register at
@@ -30,21 +27,14 @@ class DecomposeGelu(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Gelu"})
     safe = True
     tolerance = 1e-5
+    counted = "Gelu node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            if not rw.wanted(site):
-                return None
-            approximate = site.attr("approximate", "none")
-            if approximate not in ("none", "tanh"):
-                return f"approximate='{approximate}' is not a Gelu-20 mode"
-            x, y = site.input(0), site.output(0)
-            elem = rw.float_type(x)
-            em = Emitter(rw, site)
-            (gelu_tanh if approximate == "tanh" else gelu_erf)(em, x, elem, out=y)
-            return em
-
-        rw.run(rewrite, self.op_types or ())
-        return rw.result("Gelu node(s)")
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
+        approximate = site.attr("approximate", "none")
+        if approximate not in ("none", "tanh"):
+            return f"approximate='{approximate}' is not a Gelu-20 mode"
+        x, y = site.input(0), site.output(0)
+        elem = rw.float_type(x)
+        em = Emitter(rw, site)
+        (gelu_tanh if approximate == "tanh" else gelu_erf)(em, x, elem, out=y)
+        return em

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from atccheck.passes._formulas import normalize
-from atccheck.passes._rewrite import Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 # GroupNormalization-21 made scale and bias per channel ([C]); version 18 has them per group.
 PER_CHANNEL_SINCE = 21
 
 
 @register_pass
-class DecomposeGroupNormalization(FixPass):
+class DecomposeGroupNormalization(Decomposition):
     """Rewrite GroupNormalization as Reshape to (N, G, -1), normalization, Reshape back, scale, bias.
 
     Applies to standard-domain ``GroupNormalization`` nodes the target profile does not
@@ -37,45 +34,36 @@ class DecomposeGroupNormalization(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GroupNormalization"})
     safe = True
     tolerance = 1e-5
+    counted = "GroupNormalization node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
-        replaced: list[str] = []
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            if not rw.wanted(site):
-                return None
-            x, scale, bias = site.input(0), site.input(1), site.input(2)
-            elem = rw.float_type(x)
-            rank = rw.rank(x)
-            if rank is None or rank < 2:
-                return "the input rank is unknown (or below 2)"
-            if site.attr("num_groups") is None:
-                return "it has no num_groups attribute"
-            groups = int(site.attr("num_groups"))
-            shape = rw.static_shape(x)
-            em = Emitter(rw, site)
-            batch = shape[0] if shape else 0  # Reshape copies a 0 from the input
-            grouped = em.reshape(x, [batch, groups, -1])
-            normalized = normalize(em, grouped, [-1], float(site.attr("epsilon", 1e-5)), elem,
-                                   stash=int(site.attr("stash_type", 1)))
-            per_channel = rw.opset >= PER_CHANNEL_SINCE
-            if not per_channel:
-                normalized = em.op("Add", [em.op("Mul", [normalized, _as(em, rw, scale, [-1, 1])]),
-                                           _as(em, rw, bias, [-1, 1])])
-            target = em.ints(shape, "shape") if shape else em.op("Shape", [x])
-            y = site.output(0)
-            restored = em.op("Reshape", [normalized, target], None if per_channel else y)
-            if per_channel:
-                ones = [1] * (rank - 2)
-                em.op("Add", [em.op("Mul", [restored, _as(em, rw, scale, [-1, *ones])]),
-                              _as(em, rw, bias, [-1, *ones])], y)
-            replaced.extend([scale, bias])
-            return em
-
-        rw.run(rewrite, self.op_types or ())
-        rw.prune_initializers(replaced)
-        return rw.result("GroupNormalization node(s)")
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
+        x, scale, bias = site.input(0), site.input(1), site.input(2)
+        elem = rw.float_type(x)
+        rank = rw.rank(x)
+        if rank is None or rank < 2:
+            return "the input rank is unknown (or below 2)"
+        if site.attr("num_groups") is None:
+            return "it has no num_groups attribute"
+        groups = int(site.attr("num_groups"))
+        shape = rw.static_shape(x)
+        em = Emitter(rw, site)
+        batch = shape[0] if shape else 0  # Reshape copies a 0 from the input
+        grouped = em.reshape(x, [batch, groups, -1])
+        normalized = normalize(em, grouped, [-1], float(site.attr("epsilon", 1e-5)), elem,
+                               stash=int(site.attr("stash_type", 1)))
+        per_channel = rw.opset >= PER_CHANNEL_SINCE
+        if not per_channel:
+            normalized = em.op("Add", [em.op("Mul", [normalized, _as(em, rw, scale, [-1, 1])]),
+                                       _as(em, rw, bias, [-1, 1])])
+        target = em.ints(shape, "shape") if shape else em.op("Shape", [x])
+        y = site.output(0)
+        restored = em.op("Reshape", [normalized, target], None if per_channel else y)
+        if per_channel:
+            ones = [1] * (rank - 2)
+            em.op("Add", [em.op("Mul", [restored, _as(em, rw, scale, [-1, *ones])]),
+                          _as(em, rw, bias, [-1, *ones])], y)
+        self.replaced.extend([scale, bias])
+        return em
 
 
 def _as(em: Emitter, rw: Rewriter, name: str, shape: list[int]) -> str:

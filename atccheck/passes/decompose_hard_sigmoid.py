@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from atccheck.passes._formulas import clamp
-from atccheck.passes._rewrite import Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 
 @register_pass
-class DecomposeHardSigmoid(FixPass):
+class DecomposeHardSigmoid(Decomposition):
     """Rewrite HardSigmoid as ``Clip(x * alpha + beta, 0, 1)``.
 
     Applies only to ``HardSigmoid`` nodes the target profile does not register at the model
@@ -30,21 +27,14 @@ class DecomposeHardSigmoid(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"HardSigmoid"})
     safe = True
     tolerance = 1e-5
+    counted = "HardSigmoid node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
         use_clip = rw.registered("Clip")
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            if not rw.wanted(site):
-                return None
-            x = site.input(0)
-            elem = rw.float_type(x)
-            em = Emitter(rw, site)
-            scaled = em.op("Mul", [x, em.scalar(float(site.attr("alpha", 0.2)), elem, "alpha")])
-            shifted = em.op("Add", [scaled, em.scalar(float(site.attr("beta", 0.5)), elem, "beta")])
-            clamp(em, shifted, 0.0, 1.0, elem, use_clip, site.output(0))
-            return em
-
-        rw.run(rewrite, self.op_types or ())
-        return rw.result("HardSigmoid node(s)")
+        x = site.input(0)
+        elem = rw.float_type(x)
+        em = Emitter(rw, site)
+        scaled = em.op("Mul", [x, em.scalar(float(site.attr("alpha", 0.2)), elem, "alpha")])
+        shifted = em.op("Add", [scaled, em.scalar(float(site.attr("beta", 0.5)), elem, "beta")])
+        clamp(em, shifted, 0.0, 1.0, elem, use_clip, site.output(0))
+        return em

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from atccheck.passes._formulas import clamp
-from atccheck.passes._rewrite import Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 
 @register_pass
-class DecomposeHardSwish(FixPass):
+class DecomposeHardSwish(Decomposition):
     """Rewrite HardSwish as ``x * Clip(x + 3, 0, 6) / 6``.
 
     HardSwish-14 is ``x * max(0, min(1, x/6 + 1/2))``; multiplied through by 6 this is the
@@ -31,20 +28,13 @@ class DecomposeHardSwish(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"HardSwish"})
     safe = True
     tolerance = 1e-5
+    counted = "HardSwish node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
         use_clip = rw.registered("Clip")
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            if not rw.wanted(site):
-                return None
-            x = site.input(0)
-            elem = rw.float_type(x)
-            em = Emitter(rw, site)
-            gate = clamp(em, em.op("Add", [x, em.scalar(3.0, elem, "three")]), 0.0, 6.0, elem, use_clip)
-            em.op("Div", [em.op("Mul", [x, gate]), em.scalar(6.0, elem, "six")], site.output(0))
-            return em
-
-        rw.run(rewrite, self.op_types or ())
-        return rw.result("HardSwish node(s)")
+        x = site.input(0)
+        elem = rw.float_type(x)
+        em = Emitter(rw, site)
+        gate = clamp(em, em.op("Add", [x, em.scalar(3.0, elem, "three")]), 0.0, 6.0, elem, use_clip)
+        em.op("Div", [em.op("Mul", [x, gate]), em.scalar(6.0, elem, "six")], site.output(0))
+        return em

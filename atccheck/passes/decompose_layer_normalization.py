@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from atccheck.passes._formulas import normalize, scale_shift
-from atccheck.passes._rewrite import Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 
 @register_pass
-class DecomposeLayerNormalization(FixPass):
+class DecomposeLayerNormalization(Decomposition):
     """Rewrite LayerNormalization as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add.
 
     Applies to standard-domain ``LayerNormalization`` nodes the target profile does not
@@ -33,34 +30,27 @@ class DecomposeLayerNormalization(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"LayerNormalization"})
     safe = True
     tolerance = 1e-5
+    counted = "LayerNormalization node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            if not rw.wanted(site):
-                return None
-            x, scale, bias = site.input(0), site.input(1), site.input(2)
-            elem = rw.float_type(x)
-            axis = int(site.attr("axis", -1))
-            if axis >= 0:
-                rank = rw.rank(x)
-                if rank is None:
-                    return f"axis={axis} needs the input rank, which shape inference did not find"
-                axis -= rank
-            em = Emitter(rw, site)
-            normalized = normalize(
-                em,
-                x,
-                list(range(axis, 0)),
-                float(site.attr("epsilon", 1e-5)),
-                elem,
-                stash=int(site.attr("stash_type", 1)),
-                mean_out=site.output(1) or None,
-                inv_std_out=site.output(2) or None,
-            )
-            scale_shift(em, normalized, scale, bias, site.output(0))
-            return em
-
-        rw.run(rewrite, self.op_types or ())
-        return rw.result("LayerNormalization node(s)")
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
+        x, scale, bias = site.input(0), site.input(1), site.input(2)
+        elem = rw.float_type(x)
+        axis = int(site.attr("axis", -1))
+        if axis >= 0:
+            rank = rw.rank(x)
+            if rank is None:
+                return f"axis={axis} needs the input rank, which shape inference did not find"
+            axis -= rank
+        em = Emitter(rw, site)
+        normalized = normalize(
+            em,
+            x,
+            list(range(axis, 0)),
+            float(site.attr("epsilon", 1e-5)),
+            elem,
+            stash=int(site.attr("stash_type", 1)),
+            mean_out=site.output(1) or None,
+            inv_std_out=site.output(2) or None,
+        )
+        scale_shift(em, normalized, scale, bias, site.output(0))
+        return em

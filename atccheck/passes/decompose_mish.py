@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from atccheck.passes._rewrite import Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import register_pass
 
 
 @register_pass
-class DecomposeMish(FixPass):
+class DecomposeMish(Decomposition):
     """Rewrite Mish as ``x * Tanh(Softplus(x))``.
 
     Applies to standard-domain ``Mish`` nodes the target profile does not register at the
@@ -29,23 +26,16 @@ class DecomposeMish(FixPass):
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Mish"})
     safe = True
     tolerance = 1e-5
+    counted = "Mish node(s)"
 
-    def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        rw = Rewriter(model, ctx, self.name)
+    def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
         softplus = rw.registered("Softplus")
-
-        def rewrite(site: Site) -> Emitter | str | None:
-            if not rw.wanted(site):
-                return None
-            x = site.input(0)
-            elem = rw.float_type(x)
-            em = Emitter(rw, site)
-            if softplus:
-                soft = em.op("Softplus", [x])
-            else:
-                soft = em.op("Log", [em.op("Add", [em.op("Exp", [x]), em.scalar(1.0, elem, "one")])])
-            em.op("Mul", [x, em.op("Tanh", [soft])], site.output(0))
-            return em
-
-        rw.run(rewrite, self.op_types or ())
-        return rw.result("Mish node(s)")
+        x = site.input(0)
+        elem = rw.float_type(x)
+        em = Emitter(rw, site)
+        if softplus:
+            soft = em.op("Softplus", [x])
+        else:
+            soft = em.op("Log", [em.op("Add", [em.op("Exp", [x]), em.scalar(1.0, elem, "one")])])
+        em.op("Mul", [x, em.op("Tanh", [soft])], site.output(0))
+        return em

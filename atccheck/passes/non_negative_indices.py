@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import Emitter, NodeRepair, Rewriter, Site, Unsupported, consumers
+from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported, consumers
 from atccheck.passes.base import register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -16,7 +16,7 @@ MAX_INDICES = 1 << 20
 
 
 @register_pass
-class NonNegativeIndices(NodeRepair):
+class NonNegativeIndices(NodeRewrite):
     """Add the axis size to every negative constant index of a Gather or ScatterND a finding names.
 
     ONNX reads index ``-k`` as ``size - k``; the published pages say negative indices are not

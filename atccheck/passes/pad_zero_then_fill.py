@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Emitter, NodeRepair, Rewriter, Site, Unsupported, np_dtype
+from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported, np_dtype
 from atccheck.passes.base import register_pass
 
 # Where and ConstantOfShape exist from opset 9; Pad takes pads and value as inputs from 11
@@ -12,7 +12,7 @@ FIRST_OPSET = 11
 
 
 @register_pass
-class PadZeroThenFill(NodeRepair):
+class PadZeroThenFill(NodeRewrite):
     """Pad with 0, then put the fill value back on the padded border.
 
     For a constant-mode Pad that a pad-value-not-zero finding names, with a constant fill

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Emitter, NodeRepair, Rewriter, Site, Unsupported
+from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported
 from atccheck.passes.base import register_pass
 
 
 @register_pass
-class UnstrideLastAxisSlice(NodeRepair):
+class UnstrideLastAxisSlice(NodeRewrite):
     """Take every k-th element of the last axis without a strided Slice there.
 
     For a Slice (opset 10 on) that a slice-step-on-last-axis finding names, with constant
