@@ -66,10 +66,59 @@ def resolve_soc(name: str, tbl: Tables | None = None) -> Soc:
     by_lower = {soc.lower(): soc for soc in tbl.socs}
     found = by_lower.get(name.strip().lower())
     if found is None:
-        near = closest(name.strip(), sorted(tbl.socs))
-        hint = f"; did you mean {', '.join(near)}?" if near else "; run 'atccheck targets' for the list"
-        raise UsageError(f"unknown --soc '{name}'{hint}")
+        raise UsageError(_unknown_soc_message(name.strip(), tbl))
     return tbl.socs[found]
+
+
+def _atc_soc_names(tbl: Tables) -> dict[str, str]:
+    """Every --soc_version name ATC accepts (atc_options.json), lower-cased, with its product line."""
+    return {
+        value.lower(): family["product"]
+        for family in tbl.atc_options_extra["soc_version_families"]
+        for value in family["values"]
+    }
+
+
+def _unknown_soc_message(name: str, tbl: Tables) -> str:
+    """Why NAME is refused: a chip ATC knows but atccheck has no kernel facts for, a product line
+    named without its model suffix, or a typo (with the closest valid names)."""
+    atc_names = _atc_soc_names(tbl)
+    lowered = name.lower()
+    if lowered in atc_names:
+        return (
+            f"--soc {name} is a valid ATC --soc_version ({atc_names[lowered]}), but atccheck has no kernel "
+            f"facts for it yet; run 'atccheck targets' for the chips it can check"
+        )
+    line = sorted({product for key, product in atc_names.items() if key.startswith(lowered)})
+    if len(lowered) >= 7 and line and not any(s.lower().startswith(lowered) for s in tbl.socs):
+        return (
+            f"--soc {name} names a product line, not a --soc_version ({'; '.join(line)}), and atccheck has no "
+            f"kernel facts for it yet; run 'atccheck targets' for the chips it can check"
+        )
+    near = closest(name, sorted(tbl.socs))
+    hint = f"; did you mean {', '.join(near)}?" if near else "; run 'atccheck targets' for the list"
+    return f"unknown --soc '{name}'{hint}"
+
+
+def soc_name_note(soc: Soc, tbl: Tables | None = None) -> str | None:
+    """A note for a --soc name that reads like another chip line: 'Ascend910B' is ATC's legacy name of
+    a first-generation Ascend 910 (ascend910 kernels), not of the Ascend 910B series (Ascend910B1..B4)."""
+    tbl = tbl or tables()
+    # A lookalike is the same name with a model number added (Ascend910B -> Ascend910B1) in
+    # another kernel family; Ascend310 -> Ascend310P3 adds a series letter and confuses nobody.
+    lookalikes = sorted(
+        other.name for other in tbl.socs.values()
+        if other.name.lower().startswith(soc.name.lower())
+        and other.name[len(soc.name):][:1].isdigit()
+        and other.kernel_family != soc.kernel_family
+    )
+    if not lookalikes:
+        return None
+    lines = sorted({tbl.socs[n].product for n in lookalikes})
+    return (
+        f"{soc.name} is a chip of the {soc.product} line ({soc.kernel_family} kernels); "
+        f"for {'; '.join(lines)} use {', '.join(lookalikes)}"
+    )
 
 
 def resolve_profile(name: str, tbl: Tables | None = None) -> Profile:

@@ -115,7 +115,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     from atccheck.engine import rule_selected
     from atccheck.errors import UsageError
     from atccheck.rules import all_rules
-    from atccheck.target import resolve_target
+    from atccheck.target import resolve_target, soc_name_note
 
     settings = settings_from_options(params)
     destinations = pair_outputs(formats, outputs)
@@ -128,6 +128,9 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         target = resolve_target(soc, settings.cann, settings.precision_mode)
         if all(t.soc.name != target.soc.name for t in targets):
             targets.append(target)
+            note = soc_name_note(target.soc)
+            if note:
+                click.echo(f"atccheck: note: {note}", err=True)
     baseline = load_baseline(baseline_file) if baseline_file else None
 
     paths, unchecked = discover(models)

@@ -49,8 +49,11 @@ def targets_command(fmt):
         for soc in socs:
             memory = f"{soc.memory_bytes / 2**30:.0f} GiB ({soc.memory_basis})" if soc.memory_bytes else "memory unknown"
             ub = (soc.platform or {}).get("ub_size")
+            # The UB size comes from the chip's platform ini ([SoCInfo] of <soc>.ini in a CANN
+            # package); the package the facts were read from has no ini for some chips.
+            ub_text = f"UB {ub} B" if ub else "UB unknown (no platform ini)"
             dyn = "dynamic shape" if soc.dynamic_shape else "static shape and gears only"
-            click.echo(f"    {soc.name:<18} kernels {soc.kernel_family:<13} UB {ub or '?'} B, {memory}, {dyn}")
+            click.echo(f"    {soc.name:<18} kernels {soc.kernel_family:<13} {ub_text}, {memory}, {dyn}")
     click.echo("")
     click.echo("CANN profiles (--cann):")
     for profile in tbl.profiles.values():

@@ -202,3 +202,10 @@ def test_baseline_round_trip(workdir):
 def test_missing_baseline_exits_2(workdir):
     result = run("clean.onnx", "--soc", "Ascend310", "--baseline", "nope.json")
     assert result.exit_code == 2 and "create it with --write-baseline" in result.stderr
+
+
+def test_the_legacy_ascend910b_name_gets_a_note_naming_the_910b_series(workdir):
+    result = run("clean.onnx", "--soc", "ascend910b")
+    assert result.exit_code == 0
+    assert "atccheck: note: Ascend910B is a chip of the" in result.stderr and "Ascend910B3" in result.stderr
+    assert "Ascend910B" in result.stdout and "note:" not in result.stdout
