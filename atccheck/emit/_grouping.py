@@ -26,3 +26,18 @@ def first_nodes(group: Iterable[Finding], show: Callable[[str], str] = str, limi
     nodes = [f.location.node for f in group if f.location.node]
     more = len(nodes) - limit
     return ", ".join(show(n) for n in nodes[:limit]) + (f" (+{more} more)" if more > 0 else "")
+
+
+def explained_per_node(findings: Iterable[Finding]) -> dict[str, int]:
+    """Per rule code, the per-node findings that a model-level finding of the same rule explains.
+
+    A model imported at an opset beyond the profile fails the lookup on every node: one cause,
+    reported once at model level and again on each node. Summaries count such a cause once.
+    """
+    findings = list(findings)
+    model_level = {f.code for f in findings if f.location.node is None}
+    counts: dict[str, int] = {}
+    for f in findings:
+        if f.location.node is not None and f.code in model_level:
+            counts[f.code] = counts.get(f.code, 0) + 1
+    return counts

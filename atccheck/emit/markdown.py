@@ -45,6 +45,18 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _verdict(reports: Sequence[Report], fail_on: str) -> str:
+    """'model.onnx fails on Ascend310', 'all 4 checks pass', '1 of 4 checks fails' (a check is one
+    model on one chip)."""
+    failing = sum(1 for r in reports if r.fails(fail_on))
+    if len(reports) == 1:
+        report = reports[0]
+        return f"{code(report.model)} {'fails' if failing else 'passes'} on {report.target.soc.name}"
+    if not failing:
+        return f"all {len(reports)} checks pass" if reports else "no model checked"
+    return f"{failing} of {_plural(len(reports), 'check')} {'fails' if failing == 1 else 'fail'}"
+
+
 def _counts_text(report: Report) -> str:
     counts = report.counts()
     parts = [_plural(counts["error"], "error"), _plural(counts["warning"], "warning"), f"{counts['info']} info"]
@@ -90,8 +102,7 @@ def render(
     max_chars: int = MAX_CHARS,
     **_: Any,
 ) -> str:
-    failing = [r for r in reports if r.fails(fail_on)]
-    headline = f"## atccheck: {len(failing)} of {_plural(len(reports), 'model x chip check')} fail (--fail-on {fail_on})"
+    headline = f"## atccheck: {_verdict(reports, fail_on)} (--fail-on {fail_on})"
     if unchecked:
         headline += f", {_plural(len(unchecked), 'model')} could not be checked"
     lines = [headline, ""]

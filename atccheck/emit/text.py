@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import click
 
-from atccheck.emit._grouping import SHOWN_NODES, first_nodes
+from atccheck.emit._grouping import SHOWN_NODES, explained_per_node, first_nodes
 from atccheck.findings import Finding, Severity
 from atccheck.report import Report
 
@@ -33,11 +33,14 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
     head = f"{report.model}: {report.target.describe()}, {_plural(report.node_count, 'node')}"
     lines.append(_style(head, color, bold=True))
     groups = report.by_rule()
+    explained = explained_per_node(report.findings)
     order = sorted(groups.items(), key=lambda kv: (-max(f.severity.rank for f in kv[1]), kv[1][0].code))
     for name, findings in order:
         severity = max((f.severity for f in findings), key=lambda s: s.rank)
         first = findings[0]
-        title = f"{severity.value:<7} {first.code} {name} ({len(findings)})"
+        per_node = explained.get(first.code, 0)
+        size = f"{len(findings) - per_node} + {per_node} per node" if per_node else str(len(findings))
+        title = f"{severity.value:<7} {first.code} {name} ({size})"
         lines.append("")
         lines.append(_style(title, color, fg=COLOURS[severity], bold=True))
         summaries = [f for f in findings if f.location.node is None]
@@ -55,10 +58,15 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
     if report.atc_command is not None:
         lines.append(f"atc command: {report.atc_command.line}")
     counts = report.counts()
+    for f in report.findings:
+        if f.location.node is not None and f.code in explained:
+            counts[f.severity.value] -= 1
     verdict = "fails" if report.fails(fail_on) else "passes"
+    folded = sum(explained.values())
+    also = f" (and {folded} per-node findings of {', '.join(sorted(explained))}, counted once)" if folded else ""
     summary = (
         f"{_plural(counts['error'], 'error')}, {_plural(counts['warning'], 'warning')}, "
-        f"{counts['info']} info: {verdict} --fail-on {fail_on}"
+        f"{counts['info']} info{also}: {verdict} --fail-on {fail_on}"
     )
     lines.append(_style(summary, color, bold=True))
     return "\n".join(lines) + "\n"

@@ -21,7 +21,7 @@ def test_summary_table_and_sections(make_report, make_finding):
         make_report("models/b.onnx", []),
     ]
     text = render("markdown", reports, unchecked=[UncheckedModel("models/c.onnx", "no such file")])
-    assert text.startswith("## atccheck: 1 of 2 model x chip checks fail (--fail-on error), 1 model could not be checked")
+    assert text.startswith("## atccheck: 1 of 2 checks fails (--fail-on error), 1 model could not be checked")
     rows = table_rows(text)
     assert [r[0] for r in rows] == ["`models/a.onnx`", "`models/b.onnx`", "`models/c.onnx`"]
     assert rows[0][2:6] == ["2", "0", "0", "**fails**"] and rows[1][5] == "passes"
@@ -29,6 +29,15 @@ def test_summary_table_and_sections(make_report, make_finding):
     assert text.count("<details>") == 1
     assert "<summary><code>models/a.onnx</code> on Ascend310P3, CANN 8.0, force_fp16: 2 errors" in text
     assert "nodes: `gelu_1`, `g2`" in text and "hint: decompose it" in text
+
+
+def test_headline_names_a_single_check_and_an_all_clear(make_report, make_finding):
+    one = render("markdown", [make_report("models/b.onnx", [])])
+    assert one.startswith("## atccheck: `models/b.onnx` passes on Ascend310P3 (--fail-on error)")
+    two = render("markdown", [make_report("models/b.onnx", []), make_report("models/d.onnx", [])])
+    assert two.startswith("## atccheck: all 2 checks pass (--fail-on error)")
+    failing = render("markdown", [make_report("models/a.onnx", [make_finding()]), make_report("models/e.onnx", [make_finding()])])
+    assert failing.startswith("## atccheck: 2 of 2 checks fail")
 
 
 def test_markdown_and_html_in_messages_are_neutralised(make_report, make_finding):

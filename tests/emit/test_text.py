@@ -31,3 +31,13 @@ def test_colour_only_when_asked():
     report = check(opset17_chain(), soc="Ascend310", cann="6.0")
     assert "\x1b[" not in render([report])
     assert "\x1b[" in render([report], color=True)
+
+
+def test_a_model_level_cause_is_counted_once_in_the_summary():
+    report = check(opset17_chain(), soc="Ascend310", cann="6.0")
+    per_node = [f for f in report.findings if f.code == "AC102" and f.location.node is not None]
+    assert len(per_node) == 5
+    text = render([report])
+    assert "AC102 opset-not-registered (1 + 5 per node)" in text
+    errors = report.counts()["error"] - len(per_node)
+    assert f"{errors} error{'s' if errors != 1 else ''}, 0 warnings, 0 info (and 5 per-node findings of AC102, counted once)" in text
