@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.target import Target
 
 MODEL_SUFFIX = ".onnx"
+# What 'atccheck fix' writes beside its input by default: folders skip these, a file named on the
+# command line is checked all the same.
+FIXED_MODEL_SUFFIX = ".atc.onnx"
 # Worker processes start fresh ("spawn"): forking a parent that may hold onnx/onnxruntime
 # threads is not safe, and spawn behaves the same on Linux, macOS and Windows.
 START_METHOD = "spawn"
@@ -57,9 +60,10 @@ class BatchResult:
 def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[str], list[UncheckedModel]]:
     """Model files from command-line arguments: files as given, folders searched for ``*.onnx``.
 
-    A folder is searched recursively (hidden folders skipped), in sorted order; a file given
-    by name is checked whatever its suffix (the loader says when it is no model). A folder
-    without any model is reported as unchecked. Duplicates are dropped.
+    A folder is searched recursively (hidden folders and the ``*.atc.onnx`` files that
+    ``atccheck fix`` writes skipped), in sorted order; a file given by name is checked whatever
+    its suffix (the loader says when it is no model). A folder without any model is reported
+    as unchecked. Duplicates are dropped.
     """
     models: list[str] = []
     unchecked: list[UncheckedModel] = []
@@ -89,7 +93,8 @@ def models_below(folder: str) -> list[str]:
     for directory, subdirs, files in os.walk(folder):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
         for name in sorted(files):
-            if name.lower().endswith(MODEL_SUFFIX) and not name.startswith("."):
+            lowered = name.lower()
+            if lowered.endswith(MODEL_SUFFIX) and not lowered.endswith(FIXED_MODEL_SUFFIX) and not name.startswith("."):
                 found.append(str(Path(directory) / name))
     return found
 

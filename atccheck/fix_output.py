@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from atccheck.batch import FIXED_MODEL_SUFFIX
 from atccheck.errors import InputError, UsageError
 from atccheck.verify import EXTERNAL_DATA_THRESHOLD, INLINE_LIMIT
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from atccheck.fix_verification import State
 
-OUTPUT_SUFFIX = ".atc.onnx"
+OUTPUT_SUFFIX = FIXED_MODEL_SUFFIX
 
 
 def default_output(path: Path) -> Path:

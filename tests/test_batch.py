@@ -145,3 +145,12 @@ def test_a_model_that_kills_its_worker_process_is_reported_alone(three_models, t
     assert problems.keys() == {"crash.onnx", "corrupt.onnx"}
     assert problems["crash.onnx"].startswith("the checking process died")
     assert [Path(r.model).name for r in result.reports] == ["clean.onnx"] * 2 + ["custom.onnx"] * 2
+
+
+def test_folders_skip_the_models_fix_wrote_but_a_named_one_is_checked(tmp_path, three_models):
+    fixed = three_models / "clean.atc.onnx"
+    fixed.write_bytes((three_models / "clean.onnx").read_bytes())
+    models, _ = discover([str(three_models)])
+    assert str(fixed) not in models and str(three_models / "clean.onnx") in models
+    models, _ = discover([str(three_models), str(fixed)])
+    assert str(fixed) in models
