@@ -17,7 +17,8 @@ reworded message or a changed number must not turn an accepted finding into a ne
 Several findings may share a fingerprint (two model-level findings of one rule, say); the
 baseline stores a count per fingerprint and only findings beyond that count are new. Entries
 for a model and chip that this run did not check are neither matched nor reported as gone, so
-a baseline written for a whole folder also serves a pre-commit run on a few files.
+a baseline written for a whole folder also serves a pre-commit run on a few files; entries of a
+model file that no longer exists are reported as gone.
 
 The file is JSON, sorted, without timestamps, so that it reviews well in version control; the
 ``code`` and ``message`` of each entry are there for people and are not compared.
@@ -222,7 +223,9 @@ def compare(baseline: Baseline, reports: Sequence[Report]) -> BaselineOutcome:
     gone = []
     recorded = {e.fingerprint: e for e in baseline.entries}
     for fp, left in sorted(remaining.items()):
-        if left > 0 and (fp.model, fp.soc) in checked:
+        # Entries of a model this run did not check stay quiet (a pre-commit run on a few
+        # files), unless the model file is gone: then nothing will ever match them.
+        if left > 0 and ((fp.model, fp.soc) in checked or not (root / fp.model).exists()):
             entry = recorded[fp]
             gone.append(BaselineEntry(fp, left, entry.code, entry.message))
     return BaselineOutcome(tuple(out), new, unchanged, tuple(gone))

@@ -55,6 +55,8 @@ def test_fixed_entries_are_listed(folder):
 
 
 def test_models_and_chips_not_checked_this_run_are_not_gone(folder):
+    for name in ("a", "b"):
+        (folder / f"models/{name}.onnx").write_bytes(b"")
     write_baseline([report(folder / "models/a.onnx", [f("n1")]), report(folder / "models/b.onnx", [f("n1")]),
                     report(folder / "models/a.onnx", [f("n1")], soc="Ascend910B3")], folder / "b.json")
     outcome = compare(load_baseline(folder / "b.json"), [report(folder / "models/a.onnx", [])])
@@ -121,3 +123,11 @@ def test_fingerprint_of_a_real_finding(tmp_path):
     assert (fp.model, fp.soc, fp.rule, fp.graph, fp.node, fp.op_type) == (
         "custom.onnx", "Ascend310", "unsupported-op", "main", "findmax_node", "FindMax")
     assert len(fp.digest()) == 32 and fp.digest() == fingerprint(found[0], result, tmp_path).digest()
+
+
+def test_entries_of_a_deleted_model_are_gone(folder):
+    (folder / "models/a.onnx").write_bytes(b"")
+    write_baseline([report(folder / "models/a.onnx", [f("n1")]), report(folder / "models/deleted.onnx", [f("n1")])],
+                   folder / "b.json")
+    outcome = compare(load_baseline(folder / "b.json"), [])
+    assert [g.fingerprint.model for g in outcome.gone] == ["models/deleted.onnx"]

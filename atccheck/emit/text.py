@@ -7,13 +7,16 @@ asks when stdout is a terminal).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import click
 
 from atccheck.emit._grouping import SHOWN_NODES, explained_per_node, first_nodes
 from atccheck.findings import Finding, Severity
 from atccheck.report import Report
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.baseline import BaselineOutcome
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 # A rule with a model-level finding and more per-node message groups than this is shown collapsed.
@@ -130,5 +133,18 @@ def _shape_lines(report: Report) -> list[str]:
     return lines
 
 
-def render(reports: Sequence[Report], *, color: bool = False, verbose: bool = False, fail_on: str = "error", **_: Any) -> str:
-    return "\n".join(render_one(r, color=color, verbose=verbose, fail_on=fail_on) for r in reports)
+def render(
+    reports: Sequence[Report],
+    *,
+    color: bool = False,
+    verbose: bool = False,
+    fail_on: str = "error",
+    baseline: "BaselineOutcome | None" = None,
+    **_: Any,
+) -> str:
+    text = "\n".join(render_one(r, color=color, verbose=verbose, fail_on=fail_on) for r in reports)
+    if baseline is not None:
+        # The reports hold only new findings; say how many the baseline hid, so a clean-looking
+        # report is not mistaken for a clean model.
+        text += f"baseline: {baseline.summary()}; recorded findings are not shown\n"
+    return text

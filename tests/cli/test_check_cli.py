@@ -188,6 +188,7 @@ def test_baseline_round_trip(workdir):
     unchanged = run("custom.onnx", "clean.onnx", "--soc", "Ascend310", "--baseline", "baseline.json")
     assert unchanged.exit_code == 0, unchanged.output
     assert "0 new, 1 recorded in the baseline, 0 baseline entries no longer occur" in unchanged.stderr
+    assert "baseline: 0 new, 1 recorded in the baseline" in unchanged.stdout
     onnx.save(single_op_model("FindMin", [[4, 4]], [4], opset=11), workdir / "clean.onnx")
     new = run("custom.onnx", "clean.onnx", "--soc", "Ascend310", "--baseline", "baseline.json", "--format", "json")
     assert new.exit_code == 1
