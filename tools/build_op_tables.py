@@ -140,8 +140,10 @@ PROFILES = [
         "note": (
             "Op list of the CANN 5.0.4 commercial docs with ATC's global statement of opsets v9-v13 "
             "(per-op opsets where an old op page was read). Ascend op mapping and kernels come from the "
-            "nearest source available, the 2022 canndev tree."
+            "nearest source available, the 2022 canndev tree. An op the list does not mention but the 2022 "
+            "source registers (at opsets v9-v13) is kept apart as unverified: the list is silent, not negative."
         ),
+        "unverified_basis": "the published 5.0.4 list does not mention it; the 2022 source registers this opset",
         "source": [
             "https://www.hiascend.com/doc_center/source/zh/canncommercial/5046/reference/fwoperatorlist/operatorlist_0071.html",
             "https://www.hiascend.com/document/detail/zh/canncommercial/5046/inferapplicationdev/atctool/atlasatc_16_0164.html",
@@ -175,6 +177,7 @@ PROFILES = [
             "2022 and the 2026 CANN sources register counts as registered (the source wins over the docs); "
             "one that only the 2026 source registers is kept apart as unverified for this release."
         ),
+        "unverified_basis": "only the newer 9.x source registers this opset",
         "source": [
             "https://www.hiascend.com/doc_center/source/zh/canncommercial/800/apiref/aolapi/operatorlist_00176.html",
             "leideng/CANN-8.1.RC1@551ed27c",
@@ -268,6 +271,15 @@ def build_registry(reference: Path, onnx_names: OnnxNames) -> list[dict]:
         source = [facts.get("url") or old_list["url"]]
         add("5.0", "ai.onnx", op, opsets, mapping_of(old.get(("ai.onnx", op), [])), source,
             documented_opsets=sorted(opsets), doc_name=doc_name)
+
+    # 5.0, ops the list does not mention: the 2022 source registers them, the list is only silent.
+    listed = {canonical_op(name, onnx_names, spelled) for name in old_list["ops"]}
+    for (domain, op), records in sorted(old.items()):
+        unverified = opsets_of(records) & set(OLD_OPSETS)
+        if domain != "ai.onnx" or op in listed or not unverified:
+            continue
+        add("5.0", domain, op, set(), mapping_of(records), [r["source"] for r in records],
+            documented_opsets=[], unverified_opsets=sorted(unverified))
 
     # 8.0: the new published list; the source wins where both sources bracket the release.
     documented: dict[str, tuple[set[int], str, str]] = {}
