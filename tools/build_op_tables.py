@@ -615,6 +615,18 @@ HICANN_PROFILES = ["8.0", "9.0"]  # profiles whose op mapping comes from the 202
 # something else. values = the values that behave as ONNX defines them (the ONNX default
 # stands in for an absent attribute); absent = the attribute has an effect only when set;
 # when = the fact holds only when another attribute has one of these values.
+# PyTorch's nearest upsampling exports Resize asymmetric + floor. The plugin passes asymmetric to
+# ResizeNearestNeighborV2 as align_corners=false, half_pixel_centers=false (cann_source.md section 6) and never
+# reads nearest_mode; which index that kernel picks with both flags false is not in the reference facts, so
+# for this pair the verdict is an info, not a warning.
+NEAREST_FLOOR_UNKNOWN = {
+    "unverified_when": [{"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}],
+    "unverified_note": (
+        "the plugin passes asymmetric to ResizeNearestNeighborV2 as align_corners=false, half_pixel_centers=false; "
+        "whether that kernel then floors, as ONNX asymmetric + floor does, is not in the reference facts"
+    ),
+}
+
 IGNORED_ATTRS = [
     {"op": "Gemm", "attr": "alpha", "values": [1.0], "profiles": CANNDEV_PROFILES,
      "note": "the 2022 plugin registers Gemm as MatMulV2 with transA/transB only; alpha is never read",
@@ -633,10 +645,12 @@ IGNORED_ATTRS = [
     {"op": "Resize", "attr": "nearest_mode", "values": ["round_prefer_ceil"], "when": {"attr": "mode", "values": ["nearest"]},
      "profiles": CANNDEV_PROFILES,
      "note": "the plugin never reads nearest_mode; the published page supports only round_prefer_ceil",
+     "params": NEAREST_FLOOR_UNKNOWN,
      "source": RESIZE_PLUGIN_OLD},
     {"op": "Resize", "attr": "nearest_mode", "values": ["round_prefer_ceil"], "when": {"attr": "mode", "values": ["nearest"]},
      "profiles": HICANN_PROFILES,
      "note": "the plugin never reads nearest_mode; the published page supports only round_prefer_ceil",
+     "params": NEAREST_FLOOR_UNKNOWN,
      "source": RESIZE_PLUGIN_NEW},
     {"op": "Resize", "attr": "coordinate_transformation_mode",
      "values": ["align_corners", "asymmetric", "half_pixel", "pytorch_half_pixel"],
@@ -774,7 +788,8 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
 
     for item in IGNORED_ATTRS:
         add("ignored-attr", item["op"], item["profiles"], item["source"], attr=item["attr"],
-            values=item.get("values"), absent=item.get("absent", False), when=item.get("when"), note=item["note"])
+            values=item.get("values"), absent=item.get("absent", False), when=item.get("when"), note=item["note"],
+            params=item.get("params"))
     for op in EMPTY_AXES_OPS:
         page = pages[op]
         if not any("empty axes is not treated as full reduction" in c for c in page["constraints"]):
