@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.model.folding import fold_shapes
 from atccheck.model.graph import GraphIndex
 from atccheck.model.loading import LoadedModel, load_model
 from atccheck.model.shapes import (
@@ -54,7 +55,10 @@ def prepare(
     shapes_override = as_input_shapes(input_shapes)
     validate_input_shapes(loaded.model, shapes_override)
     shapes = infer_shapes(loaded.model, shapes_override)
-    return Prepared(loaded=loaded, shapes=shapes, graph=GraphIndex(loaded.model), input_shapes=shapes_override)
+    graph = GraphIndex(loaded.model)
+    # Judge the graph ATC compiles: values its constant folding computes, and the shapes they fix.
+    shapes = fold_shapes(loaded.model, shapes, shapes_override, graph).shapes or shapes
+    return Prepared(loaded=loaded, shapes=shapes, graph=graph, input_shapes=shapes_override)
 
 
 def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterable[str] | None) -> bool:

@@ -112,3 +112,33 @@ def resize_with_computed_sizes(
     y = (tensor_input("y", [x_shape[0], x_shape[1], *out_hw]) if shaped_output
          else helper.make_tensor_value_info("y", FLOAT, None))
     return make_model(nodes, [tensor_input("x", x_shape)], [y], inits)
+
+
+def heads_model(opset=11):
+    """Shape -> Gather -> Div -> Unsqueeze -> Concat -> Reshape, then a second shape subgraph with Mod and
+    Where on the reshaped value: ONNX data propagation stops at Div, so inference leaves the Reshape unknown."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "i0"], ["b"], axis=0),
+        helper.make_node("Gather", ["s", "i1"], ["t"], axis=0),
+        helper.make_node("Gather", ["s", "i2"], ["d"], axis=0),
+        helper.make_node("Div", ["d", "four"], ["dq"]),
+        helper.make_node("Unsqueeze", ["b"], ["bu"], axes=[0]),
+        helper.make_node("Unsqueeze", ["t"], ["tu"], axes=[0]),
+        helper.make_node("Unsqueeze", ["dq"], ["du"], axes=[0]),
+        helper.make_node("Concat", ["bu", "tu", "fourv", "du"], ["shp"], axis=0),
+        helper.make_node("Reshape", ["x", "shp"], ["r"]),
+        helper.make_node("Transpose", ["r"], ["rt"], perm=[0, 2, 1, 3]),
+        helper.make_node("Shape", ["rt"], ["s2"]),
+        helper.make_node("Gather", ["s2", "i2"], ["t2"], axis=0),
+        helper.make_node("Mod", ["t2", "four"], ["m"], name="mod"),
+        helper.make_node("Equal", ["m", "zero"], ["eq"], name="equal"),
+        helper.make_node("Where", ["eq", "t2", "zero"], ["w"], name="where"),
+        helper.make_node("Unsqueeze", ["w"], ["wu"], axes=[0], name="unsqueeze"),
+        helper.make_node("Concat", ["bu", "wu", "m1"], ["shp2"], axis=0),
+        helper.make_node("Reshape", ["rt", "shp2"], ["y"], name="reshape2"),
+    ]
+    inits = [init(n, np.array(v, np.int64)) for n, v in
+             (("i0", 0), ("i1", 1), ("i2", 2), ("four", 4), ("fourv", [4]), ("zero", 0), ("m1", [-1]))]
+    return make_model(nodes, [tensor_input("x", ["B", "T", 64])], [tensor_input("y", [None, None, None])], inits,
+                      opset=opset)

@@ -140,8 +140,10 @@ PROFILES = [
         "note": (
             "Op list of the CANN 5.0.4 commercial docs with ATC's global statement of opsets v9-v13 "
             "(per-op opsets where an old op page was read). Ascend op mapping and kernels come from the "
-            "nearest source available, the 2022 canndev tree."
+            "nearest source available, the 2022 canndev tree. An op the list does not mention but the 2022 "
+            "source registers (at opsets v9-v13) is kept apart as unverified: the list is silent, not negative."
         ),
+        "unverified_basis": "the published 5.0.4 list does not mention it; the 2022 source registers this opset",
         "source": [
             "https://www.hiascend.com/doc_center/source/zh/canncommercial/5046/reference/fwoperatorlist/operatorlist_0071.html",
             "https://www.hiascend.com/document/detail/zh/canncommercial/5046/inferapplicationdev/atctool/atlasatc_16_0164.html",
@@ -175,6 +177,7 @@ PROFILES = [
             "2022 and the 2026 CANN sources register counts as registered (the source wins over the docs); "
             "one that only the 2026 source registers is kept apart as unverified for this release."
         ),
+        "unverified_basis": "only the newer 9.x source registers this opset",
         "source": [
             "https://www.hiascend.com/doc_center/source/zh/canncommercial/800/apiref/aolapi/operatorlist_00176.html",
             "leideng/CANN-8.1.RC1@551ed27c",
@@ -268,6 +271,15 @@ def build_registry(reference: Path, onnx_names: OnnxNames) -> list[dict]:
         source = [facts.get("url") or old_list["url"]]
         add("5.0", "ai.onnx", op, opsets, mapping_of(old.get(("ai.onnx", op), [])), source,
             documented_opsets=sorted(opsets), doc_name=doc_name)
+
+    # 5.0, ops the list does not mention: the 2022 source registers them, the list is only silent.
+    listed = {canonical_op(name, onnx_names, spelled) for name in old_list["ops"]}
+    for (domain, op), records in sorted(old.items()):
+        unverified = opsets_of(records) & set(OLD_OPSETS)
+        if domain != "ai.onnx" or op in listed or not unverified:
+            continue
+        add("5.0", domain, op, set(), mapping_of(records), [r["source"] for r in records],
+            documented_opsets=[], unverified_opsets=sorted(unverified))
 
     # 8.0: the new published list; the source wins where both sources bracket the release.
     documented: dict[str, tuple[set[int], str, str]] = {}
@@ -603,6 +615,18 @@ HICANN_PROFILES = ["8.0", "9.0"]  # profiles whose op mapping comes from the 202
 # something else. values = the values that behave as ONNX defines them (the ONNX default
 # stands in for an absent attribute); absent = the attribute has an effect only when set;
 # when = the fact holds only when another attribute has one of these values.
+# PyTorch's nearest upsampling exports Resize asymmetric + floor. The plugin passes asymmetric to
+# ResizeNearestNeighborV2 as align_corners=false, half_pixel_centers=false (cann_source.md section 6) and never
+# reads nearest_mode; which index that kernel picks with both flags false is not in the reference facts, so
+# for this pair the verdict is an info, not a warning.
+NEAREST_FLOOR_UNKNOWN = {
+    "unverified_when": [{"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}],
+    "unverified_note": (
+        "the plugin passes asymmetric to ResizeNearestNeighborV2 as align_corners=false, half_pixel_centers=false; "
+        "whether that kernel then floors, as ONNX asymmetric + floor does, is not in the reference facts"
+    ),
+}
+
 IGNORED_ATTRS = [
     {"op": "Gemm", "attr": "alpha", "values": [1.0], "profiles": CANNDEV_PROFILES,
      "note": "the 2022 plugin registers Gemm as MatMulV2 with transA/transB only; alpha is never read",
@@ -621,10 +645,12 @@ IGNORED_ATTRS = [
     {"op": "Resize", "attr": "nearest_mode", "values": ["round_prefer_ceil"], "when": {"attr": "mode", "values": ["nearest"]},
      "profiles": CANNDEV_PROFILES,
      "note": "the plugin never reads nearest_mode; the published page supports only round_prefer_ceil",
+     "params": NEAREST_FLOOR_UNKNOWN,
      "source": RESIZE_PLUGIN_OLD},
     {"op": "Resize", "attr": "nearest_mode", "values": ["round_prefer_ceil"], "when": {"attr": "mode", "values": ["nearest"]},
      "profiles": HICANN_PROFILES,
      "note": "the plugin never reads nearest_mode; the published page supports only round_prefer_ceil",
+     "params": NEAREST_FLOOR_UNKNOWN,
      "source": RESIZE_PLUGIN_NEW},
     {"op": "Resize", "attr": "coordinate_transformation_mode",
      "values": ["align_corners", "asymmetric", "half_pixel", "pytorch_half_pixel"],
@@ -762,7 +788,8 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
 
     for item in IGNORED_ATTRS:
         add("ignored-attr", item["op"], item["profiles"], item["source"], attr=item["attr"],
-            values=item.get("values"), absent=item.get("absent", False), when=item.get("when"), note=item["note"])
+            values=item.get("values"), absent=item.get("absent", False), when=item.get("when"), note=item["note"],
+            params=item.get("params"))
     for op in EMPTY_AXES_OPS:
         page = pages[op]
         if not any("empty axes is not treated as full reduction" in c for c in page["constraints"]):
@@ -835,10 +862,12 @@ LIMITS = [
     ("conv_fmap_w_max", 4096, "published Conv input width range [1, 4096]", CONV_PAGE),
     ("pool_fmap_w_max", 4096, "published MaxPool/AveragePool input width range [1, 4096]", MAXPOOL_PAGE),
     ("pool_kernel_max", 32768, "published MaxPool/AveragePool kernel_shape range [1, 32768]", AVGPOOL_PAGE),
-    ("pool_aicpu_window_area", 255, "MaxPool with kH*kW above this is built for AI CPU (TransposeD/PadV2/MaxPool NHWC)", MAX_POOL_PLUGIN),
+    ("pool_aicpu_window_area", 255, "MaxPool with kH*kW above this is built for AI CPU (TransposeD/PadV2/MaxPool NHWC); the plugin source tests kH*kW > 255 where the published page says > 256, and the plugin is what builds the graph, so 255 is the threshold", MAX_POOL_PLUGIN),
     ("pool_aicpu_stride", 63, "MaxPool with a stride above this is built for AI CPU", MAX_POOL_PLUGIN),
     ("avgpool_kernel_hw_max", 255, "AvgPoolV2 check_supported rejects a non-global kernel H or W above this (falls back to AI CPU)", AVG_POOL_V2),
-    ("avgpool_window_area_max", 255, "AVGV2_KERNEL_SIZE_H_MUL_W", AVG_POOL_V2),
+    ("avgpool_window_area_max", 255, "AvgPoolV2 check_supported rejects kH*kW above this when a side is above avgpool_kernel_side_max and the output has H != 1, W == 1 (AVGV2_KERNEL_SIZE_H_MUL_W)", AVG_POOL_V2),
+    ("avgpool_kernel_side_max", 20, "AvgPoolV2 check_supported: the side bound of the window-area rejection (AVGV2_KERNEL_SIZE)", AVG_POOL_V2),
+    ("avgpool_page_window_area_max", 256, "published AveragePool page: a kernel with kH*kW above this (or a side outside [1, 255]) runs on AI CPU (slow)", AVGPOOL_PAGE),
     ("resize_nearest_max_hw", 2048, "ResizeNearestNeighborV2 on SoCs without float32 vadds: H/W in and out at most MAX_H_W", RESIZE_NN_V2),
     ("model_file_max_bytes", 2147483647, "a single .onnx file must be 1..INT_MAX bytes (kMaxFileSizeLimit), else E13015", PARSER_UTIL),
     ("gear_count_min", 2, "dynamic gears need at least kMinShapesCount profiles (E10035)", MULTI_BATCH_NEW),

@@ -223,6 +223,23 @@ def ascend_ops(node: NodeContext) -> tuple[str, ...] | None:
     return None
 
 
+def composite_members(node: NodeContext) -> tuple[str, ...]:
+    """Every Ascend op a node may become at its opset: each registration's op, or the members of its
+    PartitionedCall (only the member a partitioned-call-member fact picks, where one applies)."""
+    reg = node.ctx.registration(node.gnode)
+    if reg is None or node.opset is None:
+        return ()
+    facts = node.ctx.tables.op_facts_for("partitioned-call-member", node.op_type, node.ctx.target.profile.id)
+    members: list[str] = []
+    for mapping in reg.mapping_at(node.opset):
+        if mapping.ascend_op != "PartitionedCall":
+            chosen: tuple[str, ...] = (mapping.ascend_op,)
+        else:
+            chosen = next((c for c in (_fact_choice(node, f) for f in facts) if c), mapping.expands_to)
+        members.extend(op for op in chosen if op not in members)
+    return tuple(members)
+
+
 def fact_applies(node: NodeContext, fact: OpFact) -> bool:
     """The fact's opsets (if any) include the node's opset."""
     return fact.opsets is None or (node.opset is not None and node.opset in fact.opsets)

@@ -6,7 +6,7 @@ from typing import Iterable
 
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.rules._attrs import ascend_ops, effective_attr, reaches_plugin, same_value
+from atccheck.rules._attrs import ascend_ops, composite_members, effective_attr, reaches_plugin, same_value
 from atccheck.rules.base import Rule, register
 from atccheck.tables import Kernel, OpFact
 
@@ -17,8 +17,12 @@ class AicpuFallback(Rule):
 
     ## What it does
     Finds the Ascend op(s) the node becomes at its opset (a PartitionedCall's member is
-    chosen by kernel rank or attribute where the plugin's rule is known; otherwise the node
-    is not judged) and looks them up in the kernel tables of the chip's kernel family. It
+    chosen by kernel rank or attribute where the plugin's rule is known) and looks them up
+    in the kernel tables of the chip's kernel family. Where the plugin's choice is not
+    known (a PartitionedCall of several ops, or duplicate registrations of the op), every
+    member is judged and the node is as slow as its slowest member: one warning names the
+    members that only AI CPU runs (Compress's Where, Trilu's Tril/Triu under the 2022
+    mapping, ScatterND's TensorScatterUpdate under the 9.x mapping). It
     fires when an op has no AI Core kernel but has an AI CPU one, unless a graph fusion pass
     moves it to an AI Core op (Slice, TopK and CumSum with constant inputs), and when a
     known ``check_supported`` rejection sends the op to AI CPU (Resize with mode linear or
@@ -38,7 +42,8 @@ class AicpuFallback(Rule):
 
     ## Facts
     ``op_tables/kernels.json`` (op-info configs of the CANN 8.1.RC1 package and the 2022
-    canndev tree, AI CPU kernel configs); ``op_tables/op_facts.json`` kinds
+    canndev tree, AI CPU kernel configs); ``op_tables/registry.json`` (each registration's
+    Ascend op or PartitionedCall members); ``op_tables/op_facts.json`` kinds
     ``partitioned-call-member``, ``check-supported-rejects`` (impl/dynamic/resize.py) and
     ``ai-core-rewrite`` (strided_slice_v2, top_k and const2attr fusion passes).
     """
@@ -59,6 +64,7 @@ class AicpuFallback(Rule):
             return  # computed at compile time (--oo_constant_folding defaults to true)
         ops = ascend_ops(node)
         if not ops:
+            yield from self._composite(node)
             return
         profile = ctx.target.profile
         for op in ops:
@@ -84,6 +90,37 @@ class AicpuFallback(Rule):
                 data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
                       "reason": "no-ai-core-kernel"},
             )
+
+    def _composite(self, node: NodeContext) -> Iterable[Finding]:
+        """Several Ascend ops (a PartitionedCall, or duplicate registrations): as slow as the slowest member."""
+        ctx = node.ctx
+        members = composite_members(node)
+        slow = []
+        for op in members:
+            kernel = ctx.kernel(op)
+            if kernel is None or kernel.aicore or not kernel.aicpu or self._rewrite(node, op) is not None:
+                continue
+            slow.append((op, kernel))
+        if not slow:
+            return
+        names = [op for op, _ in slow]
+        kernel = slow[0][1]
+        reg = ctx.registration(node.gnode)
+        how = ("duplicate registrations" if reg is not None and node.opset is not None
+               and len(reg.mapping_at(node.opset)) > 1 else "a PartitionedCall")
+        yield self.finding(
+            node,
+            f"{node.op_type} becomes {how} of {', '.join(members)}; {', '.join(names)} "
+            f"{'has' if len(names) == 1 else 'have'} no AI Core kernel for {ctx.target.soc.name} ({kernel.family}, "
+            f"kernels of {kernel.release}) but an AI CPU one: the node runs on AI CPU, as slow as its slowest member "
+            f"(CANN {ctx.target.profile.id})",
+            hint=self._hint(node, names[0]),
+            source=(f"op_tables/registry.json {node.parser_key} (Ascend mapping); op_tables/kernels.json "
+                    f"{kernel.release} {kernel.family} {', '.join(names)}; {kernel.source}"),
+            fix=FixSuggestion.manual(),
+            data={"ascend_op": names[0], "ascend_ops": names, "members": list(members), "family": kernel.family,
+                  "release": kernel.release, "reason": "composite-member"},
+        )
 
     def _check_supported(self, node: NodeContext, op: str, kernel: Kernel) -> Iterable[Finding]:
         ctx = node.ctx

@@ -21,7 +21,11 @@ class AttrIgnored(Rule):
     that behave as ONNX defines them. Facts: Gemm ``alpha``/``beta`` not 1 (never read by
     the 2022 plugins; not supported per the 9.0.0 commercial page for profile 8.0; the 9.x
     source applies them). Resize ``nearest_mode`` (never read; the page supports only
-    ``round_prefer_ceil``; the ONNX default is ``round_prefer_floor``) and a
+    ``round_prefer_ceil``; the ONNX default is ``round_prefer_floor``; with
+    ``coordinate_transformation_mode=asymmetric`` and ``nearest_mode=floor``, what every
+    PyTorch nearest upsample exports, it is an info: the plugin passes asymmetric as
+    align_corners=false, half_pixel_centers=false, and what ResizeNearestNeighborV2 computes
+    with both flags false is not in the reference facts) and a
     ``coordinate_transformation_mode`` other than align_corners, half_pixel,
     pytorch_half_pixel and asymmetric, both for ``mode=nearest``; the opset-18 Resize
     attributes ``antialias``, ``axes`` and ``keep_aspect_ratio_policy`` (logged as
@@ -66,7 +70,8 @@ class AttrIgnored(Rule):
                 continue
             honoured = list(fact.values or ())
             if not any(same_value(value, v) for v in honoured):
-                yield self._report(node, fact, value, present, " or ".join(map(str, honoured)))
+                yield self._report(node, fact, value, present, " or ".join(map(str, honoured)),
+                                   unverified=self._unverified(node, fact))
 
     @staticmethod
     def _condition_holds(node: NodeContext, fact: OpFact) -> bool:
@@ -75,23 +80,38 @@ class AttrIgnored(Rule):
         value, _ = effective_attr(node, fact.when["attr"])
         return any(same_value(value, v) for v in fact.when["values"])
 
-    def _report(self, node: NodeContext, fact: OpFact, value: Any, present: bool, honoured: str) -> Finding:
+    @staticmethod
+    def _unverified(node: NodeContext, fact: OpFact) -> str | None:
+        """The fact's note when the node's attributes are a combination the facts cannot judge."""
+        params = fact.params or {}
+        for combo in params.get("unverified_when") or ():
+            if all(same_value(effective_attr(node, attr)[0], want) for attr, want in combo.items()):
+                return params.get("unverified_note")
+        return None
+
+    def _report(self, node: NodeContext, fact: OpFact, value: Any, present: bool, honoured: str,
+                unverified: str | None = None) -> Finding:
         profile = node.ctx.target.profile.id
         shown = show(value) if present else f"{show(value)} (ONNX default)"
         basis = source_kind(fact.source)
         when = ""
         if fact.when:
             when = f" with {fact.when['attr']}={'/'.join(map(str, fact.when['values']))}"
+        if unverified:
+            message = (f"{node.op_type} {fact.attr}={shown}{when}: {fact.note} in CANN {profile}; {unverified}, so "
+                       f"atccheck cannot tell whether results differ from ONNX [{basis}]")
+        else:
+            message = (f"{node.op_type} {fact.attr}={shown}{when}: {fact.note} in CANN {profile}; the model converts "
+                       f"but its results differ from ONNX unless {fact.attr} is {honoured} [{basis}]")
         return self.finding(
             node,
-            f"{node.op_type} {fact.attr}={shown}{when}: {fact.note} in CANN {profile}; the model converts but its "
-            f"results differ from ONNX unless {fact.attr} is {honoured} [{basis}]",
+            message,
             hint=f"export {node.op_type} with {fact.attr} {honoured} so onnxruntime and Ascend compute the same, "
             f"or verify the converted model's accuracy",
             source=f"op_tables/op_facts.json ignored-attr; {fact.source}",
-            severity=Severity(fact.severity),
+            severity=Severity.INFO if unverified else Severity(fact.severity),
             fix=FixSuggestion.manual(),
-            data={"attr": fact.attr, "value": value if isinstance(value, (int, float, str, list)) else str(value),
+            data={"unverified": bool(unverified), "attr": fact.attr, "value": value if isinstance(value, (int, float, str, list)) else str(value),
                   "default_used": not present,
                   "honoured": list(fact.values) if fact.values is not None else None, "profile": profile,
                   "basis": basis},

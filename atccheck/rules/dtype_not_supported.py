@@ -14,7 +14,8 @@ from atccheck.tables import Kernel, OpSpec, SpecInput
 # Dtypes --precision_mode casts to float16 when an op lacks them (force_fp16, mixed, and the
 # "keep fp32 where supported, else fp16" modes); must_keep_origin_dtype keeps them.
 CAST_TO_FP16 = frozenset({"float32", "bfloat16"})
-PAGE_ERA = "hicann-2026"  # the published 9.0 pages speak for the profiles of this mapping era
+PAGE_ERA = "hicann-2026"
+FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"  # the published 9.0 pages speak for the profiles of this mapping era
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,18 @@ class DtypeNotSupported(Rule):
     modes float32 compute is cast to float16, so a float16-only list accepts float32; under
     must_keep_origin_dtype it does not. It is an error only when the facts say no kernel in
     either engine takes the dtype, or a page says the precision mode rejects it; a warning
-    when only the page omits the dtype or only AI CPU takes it. A Cast to a dtype the page's
-    output list omits (int64) is a warning.
+    when only the page omits the dtype or only AI CPU takes it. Where the AI Core dtypes
+    are chosen by ``op_select_format`` (no list in the configs), a dtype the page omits is
+    judged by the AI CPU facts: a warning that it runs on AI CPU when an AI CPU kernel takes
+    it, an error when the op has no AI CPU kernel that does (a warning for profiles the 9.0
+    pages do not speak for). A Cast to a dtype the page's output list omits (int64) is a
+    warning.
+
+    Shapes and values are those after constant folding at the given input shapes (the
+    shape arithmetic of ``Shape -> Gather -> Div -> Unsqueeze -> Concat -> Reshape`` chains
+    is evaluated, see ``atccheck/model/folding.py``). A node whose every output folds is
+    not counted: where its dtypes would otherwise be a warning or an error, one info says
+    that it folds.
 
     ## Why
     ATC needs a kernel for every op and dtype: without one it stops (EZ3003 'No supported
@@ -59,7 +70,9 @@ class DtypeNotSupported(Rule):
     ``op_tables/op_spec.json`` (published pages: input and output dtypes);
     ``op_tables/kernels.json`` (op-info and AI CPU configs per kernel family);
     ``op_tables/op_facts.json`` kind ``origin-dtype-rejected`` (the pages' must_keep_origin_dtype
-    statements); ``atc_options.json`` --precision_mode meanings.
+    statements); ``atc_options.json`` --precision_mode meanings and ``--oo_constant_folding``
+    (default true: constant subgraphs are computed at compile time); the ``op_select_format``
+    flag (``ascend_op_kernels.json`` how_to_read, notes/cann_source.md section 7).
     """
 
     code = "AC304"
@@ -80,9 +93,11 @@ class DtypeNotSupported(Rule):
         names = formal_input_names(node.op_type, node.opset)
         latest = formal_input_names(node.op_type, max(node.opset or 1, 18))
         casts = ctx.target.precision_class != "origin"
+        outputs = [o for o in node.node.output if o]
+        folds = bool(outputs) and all(ctx.is_foldable(o) for o in outputs)
         seen: dict[tuple[str, str], Finding] = {}
         for index, name in enumerate(node.node.input):
-            if not name or ctx.is_foldable(name):
+            if not name or (ctx.is_foldable(name) and not folds):
                 continue
             info = ctx.info(name)
             dtype = info.dtype_name if info is not None else None
@@ -97,7 +112,11 @@ class DtypeNotSupported(Rule):
             if key in seen:
                 continue  # the same dtype judged the same way on another input: reported once
             seen[key] = finding
-            yield finding
+            if not folds:
+                yield finding
+        if folds:
+            yield from self._folded(node, list(seen.values()))
+            return
         if node.op_type == "Cast" and spec is not None:
             yield from self._cast_output(node, spec)
 
@@ -192,7 +211,13 @@ class DtypeNotSupported(Rule):
                     source=source, fix=FixSuggestion.manual(),
                     data=self._data(index, dtype, list(core or ()), "kernels:aicpu", mode),
                 )
-        # 3. only the page speaks
+        # 3. the AI Core dtypes are chosen by op_select_format (no list): the page's list and the AI CPU
+        # facts decide together
+        if view is not None and view.kernel.aicore and view.aicore_accepts is None and page_ok is False:
+            found = self._select_format(node, label, dtype, page or [], view, page_speaks, index)
+            if found is not None:
+                return found
+        # 4. only the page speaks
         if page_ok is False:
             severity = Severity.WARNING if page_speaks else Severity.INFO
             scope = "" if page_speaks else f" (the 9.0 pages do not speak for CANN {target.profile.id})"
@@ -208,6 +233,57 @@ class DtypeNotSupported(Rule):
                 data=self._data(index, dtype, page, "page", mode),
             )
         return None
+
+    def _select_format(self, node: NodeContext, label: str, dtype: str, page: list[str], view: KernelView,
+                       page_speaks: bool, index: int) -> Finding | None:
+        """A dtype the page omits, on an op whose AI Core dtypes op_select_format picks: AI CPU or nothing."""
+        target = node.ctx.target
+        kernel = view.kernel
+        where = f"{view.op} on {target.soc.name} ({kernel.family}, kernels of {kernel.release})"
+        scope = "" if page_speaks else f" (the 9.0 pages do not speak for CANN {target.profile.id})"
+        source = (f"op_tables/op_spec.json {node.op_type}; op_tables/kernels.json {kernel.release} {kernel.family} "
+                  f"{view.op} (op_select_format, AI CPU); {kernel.source}")
+        head = (f"{label}: the published page lists {'/'.join(page)}{scope}; {node.op_type} becomes {where}, whose "
+                f"AI Core dtypes op_select_format chooses (no list in the configs)")
+        if view.aicpu_accepts is not False:
+            return self.finding(
+                node, f"{head}, and its AI CPU kernel takes {dtype}: it runs on AI CPU (precision mode "
+                f"{target.precision_mode})",
+                hint=f"cast the input to {'/'.join(page)} to keep the op on AI Core, or accept the AI CPU cost",
+                source=source, fix=FixSuggestion.manual(),
+                data=self._data(index, dtype, page, "page+aicpu", target.precision_mode),
+            )
+        if kernel.host_cpu:
+            return None  # a host CPU kernel exists: the page-only verdict below applies
+        cpu_text = (f"its AI CPU kernel takes {'/'.join(kernel.aicpu_dtypes)}" if kernel.aicpu
+                    else "it has no AI CPU kernel")
+        return self.finding(
+            node, f"{head}, and {cpu_text}: no engine is left to place {dtype} on (precision mode "
+            f"{target.precision_mode}); ATC fails with EZ3003",
+            hint=f"cast the input to {'/'.join(page)} at export time",
+            source=source, severity=Severity.ERROR if page_speaks else Severity.WARNING,
+            atc_error="EZ3003" if page_speaks else None, fix=FixSuggestion.manual(),
+            data=self._data(index, dtype, page, "page+no-aicpu", target.precision_mode),
+        )
+
+    def _folded(self, node: NodeContext, judged: list[Finding]) -> Iterable[Finding]:
+        """One info for a node constant folding removes, where its dtypes would otherwise be judged."""
+        worst = [f for f in judged if f.severity in (Severity.ERROR, Severity.WARNING)]
+        if not worst:
+            return
+        dtypes = sorted({str(f.data.get("dtype")) for f in worst})
+        severity = "error" if any(f.severity is Severity.ERROR for f in worst) else "warning"
+        yield self.finding(
+            node,
+            f"{node.op_type} with {'/'.join(dtypes)} input is computed at compile time at these input shapes "
+            f"(every input is a constant or the shape of a static tensor): ATC's constant folding removes it, so "
+            f"its dtype needs no kernel (on the device it would be a{'n' if severity == 'error' else ''} {severity})",
+            hint="nothing to do; 'atccheck fix' (simplify) folds it in the file too",
+            source=f"{FOLD_SOURCE}; {worst[0].source}",
+            severity=Severity.INFO,
+            fix=FixSuggestion.manual(),
+            data={"dtypes": dtypes, "fact": "folded", "unfolded_severity": severity},
+        )
 
     def _cast_output(self, node: NodeContext, spec: OpSpec) -> Iterable[Finding]:
         ctx = node.ctx

@@ -58,7 +58,10 @@ class DynamicShapeUnsupported(Rule):
     """Some shapes stay unknown even with every input shape the user set.
 
     ## What it does
-    After shape inference with the shapes given by ``--input-shape``, reports every node
+    After shape inference with the shapes given by ``--input-shape``, and constant folding
+    of the shape arithmetic those shapes make computable (``atccheck/model/folding.py``:
+    a flatten through ``Shape -> Gather -> Div -> Concat -> Reshape`` comes out static, as
+    it does in ATC), reports every node
     whose inputs (outer-scope reads of its subgraphs included) all have static shapes but
     whose output shape is still unknown: the origin of a data-dependent shape (NonZero,
     Unique, NonMaxSuppression, TopK with a run-time K, Reshape/Expand/Tile/Range/
@@ -66,8 +69,8 @@ class DynamicShapeUnsupported(Rule):
     downstream of an origin are not reported again. Whether the shape-giving inputs
     (``SHAPE_VALUE_INPUTS``, from the ONNX operator spec; every input for other ops) are
     computable before run time decides the verdict: run-time data gives the chip-dependent
-    severity; constants and static shapes give an info (ONNX inference missed a value ATC's
-    constant folding will likely see); values that become constant only once the dynamic
+    severity; constants and static shapes give an info (a value ATC's constant folding
+    will likely compute but that neither ONNX inference nor atccheck's folding evaluates); values that become constant only once the dynamic
     input dims are fixed are left to dynamic-input-shape. One model-level finding names the
     dims ``--input-shape`` keeps dynamic with ``-1``. Custom-domain nodes, and outputs the
     ONNX inference knows nothing about, are not judged.

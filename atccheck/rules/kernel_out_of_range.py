@@ -11,6 +11,7 @@ from atccheck.rules._attrs import kernel_spatial, reaches_plugin
 from atccheck.rules.base import Rule, register
 
 
+PAGE_ERA = "hicann-2026"  # the published 9.0 pages speak for the profiles of this mapping era
 AVGPOOL_PLUGIN_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/average_pool_plugin.cc@7d77ce32d"
 POOL_HINT = (
     "split the window into a chain of smaller pools (atccheck fix: split-large-pool, when kernel == stride and "
@@ -28,9 +29,17 @@ class KernelOutOfRange(Rule):
     fixpipe chips); compares strides, pads and dilations with ``conv_stride_max``,
     ``conv_pad_max``, ``conv_dilation_max`` and ``conv_param_hard_max``. MaxPool: a window
     area above ``pool_aicpu_window_area`` or a stride above ``pool_aicpu_stride``, and a
-    kernel above ``pool_kernel_max``. AveragePool: a non-global kernel H or W above
-    ``avgpool_kernel_hw_max`` (and, for the 2022 plugins, the same window/stride AI CPU path
-    as MaxPool).
+    kernel above ``pool_kernel_max``. The MaxPool window threshold is the plugin source's
+    ``kH*kW > 255`` (the published page says ``> 256``; the plugin is what builds the AI CPU
+    graph, so a 16x16 window counts). AveragePool (2-D, AvgPoolV2): where the chip's
+    AvgPoolV2 config sets ``check_supported``, the two rejections of ``avg_pool_v2.py`` (a
+    non-global side above ``avgpool_kernel_hw_max``; ``kH*kW`` above
+    ``avgpool_window_area_max`` with a side above ``avgpool_kernel_side_max`` and an output
+    of H != 1, W == 1) send it to AI CPU (an error without an AI CPU kernel); on families
+    whose config does not set the flag, check_supported never runs. Then, for the profiles
+    the 9.0 pages speak for, the published page's rule: a non-global window with a side
+    above 255 or ``kH*kW`` above ``avgpool_page_window_area_max`` (256) runs on AI CPU. For
+    the 2022 plugins, AveragePool takes the same window/stride AI CPU path as MaxPool.
 
     ## Why
     In static shape, Conv2D beyond the kernel limits still compiles, through the slow
@@ -54,8 +63,9 @@ class KernelOutOfRange(Rule):
     ## Facts
     limits.json (conv_compute.py FILTER_HW_MAX/STRIDE_MAX/PAD_MAX/DILATE_MAX of the CANN
     8.1.RC1 toolkit; max_pool_onnx_plugin.cpp; avg_pool_v2.py; the published MaxPool and
-    AveragePool pages); kernels.json for AvgPoolV2's AI CPU kernel; notes/cann_source.md
-    sections 6 and 7.
+    AveragePool pages); kernels.json for AvgPoolV2's AI CPU kernel and its ``check_supported``
+    flag per family (the flag decides whether check_supported runs: notes/cann_source.md
+    section 7); notes/cann_source.md sections 6 and 7.
     """
 
     code = "AC301"
@@ -195,10 +205,12 @@ class KernelOutOfRange(Rule):
             yield from self._avgpool_v2(node, hw)
 
     def _avgpool_v2(self, node: NodeContext, hw: list[int]) -> Iterable[Finding]:
+        """AvgPoolV2's check_supported (on families whose config sets the flag), then the 9.0 page."""
         ctx = node.ctx
         tbl = ctx.tables
-        limit = tbl.limit("avgpool_kernel_hw_max")
-        if max(hw) <= limit:
+        side_max, area_max = tbl.limit("avgpool_kernel_hw_max"), tbl.limit("avgpool_window_area_max")
+        area = hw[0] * hw[1]
+        if max(hw) <= side_max and area <= area_max:
             return
         info = node.input_info(0)
         if info is None or info.shape is None or len(info.shape) < 3:
@@ -210,26 +222,66 @@ class KernelOutOfRange(Rule):
         if spatial == hw and not any(node.attrs.get("pads") or []):
             return  # a global pool: check_supported accepts it
         kernel = ctx.kernel("AvgPoolV2") if ctx.has_kernel_facts else None
-        source = f"op_tables/limits.json avgpool_kernel_hw_max; {tbl.limits['avgpool_kernel_hw_max'].source}"
-        data = {"kernel_hw": hw, "input_hw": spatial, "limit": limit}
-        if kernel is not None and kernel.aicpu:
-            yield self.finding(
-                node,
-                f"AveragePool kernel {hw[0]}x{hw[1]} has a side above {limit} and is not global: AvgPoolV2's "
-                f"check_supported rejects it and GE runs the AI CPU kernel on {ctx.target.soc.name}",
-                hint=POOL_HINT,
-                source=f"{source}; op_tables/kernels.json AvgPoolV2 {kernel.family}",
-                fix=fix_catalog.suggest(self.name, node.op_type),
-                data=data,
-            )
-        elif ctx.has_kernel_facts:
-            yield self.finding(
-                node,
-                f"AveragePool kernel {hw[0]}x{hw[1]} has a side above {limit} and is not global: AvgPoolV2's "
-                f"check_supported rejects it and the kernel tables list no AI CPU AvgPoolV2 for "
-                f"{ctx.target.soc.name}; ATC fails with EZ3002",
-                hint=POOL_HINT,
-                source=f"{source}; op_tables/kernels.json ({ctx.target.soc.kernel_family})",
-                severity=Severity.ERROR, atc_error="EZ3002", fix=fix_catalog.suggest(self.name, node.op_type),
-                data=data,
-            )
+        checks = bool(kernel is not None and kernel.aicore and kernel.aicore.get("check_supported"))
+        reason = self._avgpool_v2_rejects(node, hw, side_max, area_max)
+        data = {"kernel_hw": hw, "input_hw": spatial, "limit": side_max, "window_area": area,
+                "check_supported": checks}
+        if reason is not None and checks and kernel is not None:
+            source = (f"op_tables/limits.json avgpool_kernel_hw_max, avgpool_window_area_max, avgpool_kernel_side_max; "
+                      f"{tbl.limits['avgpool_kernel_hw_max'].source}")
+            data["reason"] = "check-supported"
+            if kernel.aicpu:
+                yield self.finding(
+                    node,
+                    f"AveragePool kernel {hw[0]}x{hw[1]}: {reason}, which AvgPoolV2's check_supported rejects "
+                    f"({kernel.family} sets the flag), and GE runs the AI CPU kernel on {ctx.target.soc.name}",
+                    hint=POOL_HINT,
+                    source=f"{source}; op_tables/kernels.json AvgPoolV2 {kernel.family}",
+                    fix=fix_catalog.suggest(self.name, node.op_type),
+                    data=data,
+                )
+            else:
+                yield self.finding(
+                    node,
+                    f"AveragePool kernel {hw[0]}x{hw[1]}: {reason}, which AvgPoolV2's check_supported rejects "
+                    f"({kernel.family} sets the flag), and the kernel tables list no AI CPU AvgPoolV2 for "
+                    f"{ctx.target.soc.name}; ATC fails with EZ3002",
+                    hint=POOL_HINT,
+                    source=f"{source}; op_tables/kernels.json ({ctx.target.soc.kernel_family})",
+                    severity=Severity.ERROR, atc_error="EZ3002", fix=fix_catalog.suggest(self.name, node.op_type),
+                    data=data,
+                )
+            return
+        page_area = tbl.limit("avgpool_page_window_area_max")
+        if ctx.target.profile.mapping_from != PAGE_ERA or (max(hw) <= side_max and area <= page_area):
+            return
+        why = f"a side above {side_max}" if max(hw) > side_max else f"kH*kW = {area} > {page_area}"
+        flag = ("" if checks or kernel is None else
+                f"; {kernel.family}'s AvgPoolV2 config does not set check_supported, so the kernel's own checks do "
+                "not run there")
+        data["reason"] = "page"
+        yield self.finding(
+            node,
+            f"AveragePool kernel {hw[0]}x{hw[1]} has {why}: the published AveragePool page says such a pool runs "
+            f"on AI CPU (slow) on CANN {ctx.target.profile.id}{flag}",
+            hint=POOL_HINT,
+            source=(f"op_tables/limits.json avgpool_page_window_area_max, avgpool_kernel_hw_max; "
+                    f"{tbl.limits['avgpool_page_window_area_max'].source}"),
+            fix=fix_catalog.suggest(self.name, node.op_type),
+            data=data,
+        )
+
+    @staticmethod
+    def _avgpool_v2_rejects(node: NodeContext, hw: list[int], side_max: int, area_max: int) -> str | None:
+        """Why AvgPoolV2's check_supported (avg_pool_v2.py) rejects this non-global window, or None."""
+        if max(hw) > side_max:
+            return f"a side above {side_max} and not global"
+        side = node.ctx.tables.limit("avgpool_kernel_side_max")
+        out = node.output_info(0)
+        if out is None or out.shape is None or len(out.shape) != 4:
+            return None
+        out_h, out_w = out.shape[2], out.shape[3]
+        if hw[0] * hw[1] > area_max and max(hw) > side and out_h != 1 and out_w == 1:
+            return (f"kH*kW = {hw[0] * hw[1]} > {area_max} with a side above {side} and an output of H {out_h}, "
+                    "W 1")
+        return None

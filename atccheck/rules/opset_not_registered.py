@@ -22,8 +22,13 @@ class OpsetNotRegistered(Rule):
     ## What it does
     Builds the parser's exact key ``<domain>::<model opset>::<OpType>`` for every node and
     fires when the op is registered in the profile, but not at that opset. When the model's
-    opset is beyond everything the profile registers, it also reports one model-level
-    summary naming the highest opset the profile knows.
+    opset is beyond everything the profile registers and at least one node fails the
+    lookup, it also reports one model-level summary naming the highest opset the profile
+    knows (a model of Constant nodes, or of custom-domain nodes only, gets none). An opset
+    the profile keeps apart as unverified is a warning: for 8.0, one only the 9.x source
+    registers; for 5.0, an op the published 5.0.4 list does not mention but the 2022 source
+    registers (GRU, IsInf, IsNaN, Tan, RandomNormal, Einsum, ...): the list is silent, not
+    negative.
 
     ## Why
     The lookup is an exact string match with no fallback to a lower opset, so a model
@@ -55,7 +60,7 @@ class OpsetNotRegistered(Rule):
         if opset is None:
             return
         highest = ctx.registry.max_opset(AI_ONNX)
-        if highest and opset > highest:
+        if highest and opset > highest and _any_lookup_fails(ctx):
             target = best_opset(ctx)
             yield self.finding(
                 ctx,
@@ -82,12 +87,13 @@ class OpsetNotRegistered(Rule):
         if fix.pass_name == "convert-opset" and target_opset is not None:
             fix = FixSuggestion("convert-opset", True, {"to_opset": target_opset})
         if res.status is Status.OPSET_UNVERIFIED:
+            why = profile.unverified_basis or "only a source other than this profile's registers this opset"
             yield self.finding(
                 node,
                 f"{node.op_type} at opset {res.opset}: "
                 + (f"CANN {profile.id} registers opsets {registered}; " if reg.opsets else
-                   f"the CANN {profile.id} list does not document {node.op_type}; ")
-                + f"only the newer 9.x source registers {res.opset}, so an 8.x install may fail at {node.parser_key}",
+                   "" if profile.unverified_basis else f"the CANN {profile.id} list does not document {node.op_type}; ")
+                + f"{why}, so a CANN {profile.id} install may fail at {node.parser_key}",
                 hint="convert to a registered opset, or confirm on the target CANN with 'atc --mode=3'",
                 source="; ".join(reg.source),
                 severity=Severity.WARNING,
@@ -106,6 +112,13 @@ class OpsetNotRegistered(Rule):
             fix=fix,
             data={"parser_key": node.parser_key, "registered_opsets": list(reg.opsets), "basis": basis},
         )
+
+
+def _any_lookup_fails(ctx: CheckContext) -> bool:
+    """At least one node fails the parser lookup (Constant-only models and custom domains do not)."""
+    failing = (Status.OPSET_NOT_REGISTERED, Status.UNREGISTERED_OP)
+    return any(gnode.domain in ("", AI_ONNX) and resolve(NodeContext(gnode, ctx)).status in failing
+               for gnode in ctx.graph.nodes)
 
 
 def _basis(reg: Registration, opset: int) -> str:

@@ -56,6 +56,8 @@ class Profile:
     precision_mode_v2: bool
     note: str
     source: tuple[str, ...]
+    # Why an opset kept apart as unverified is not an error for this profile (None: none are kept apart).
+    unverified_basis: str | None = None
 
 
 @dataclass(frozen=True)

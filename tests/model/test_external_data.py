@@ -94,9 +94,17 @@ def test_report_is_identical_with_the_weights_deleted(tmp_path):
     without = check(path, **options).to_dict()
     cli_without = run_cli("check", str(path), "--soc", "Ascend310B1", "--input-shape", "x:2,3,16,16", "--format",
                           "json", "--device-memory", "0.000001", "--fail-on", "never")
-    assert without == with_weights
-    assert cli_without.exit_code == cli_with.exit_code == 0
-    assert cli_without.stdout == cli_with.stdout
+    # Deleting the data changes exactly one thing: the external-data-missing finding that names the file.
+    added = [f for f in without["findings"] if f not in with_weights["findings"]]
+    assert [(f["name"], f["data"]["location"], f["data"]["reason"]) for f in added] == [
+        ("external-data-missing", "w.data", "missing")]
+    assert [f for f in without["findings"] if f not in added] == with_weights["findings"]
+    assert {k: v for k, v in without.items() if k not in ("findings", "summary", "counts")} == {
+        k: v for k, v in with_weights.items() if k not in ("findings", "summary", "counts")}
+    assert cli_with.exit_code == 0 and cli_without.exit_code == 0  # --fail-on never
+    cli_before, cli_after = json.loads(cli_with.stdout)["findings"], json.loads(cli_without.stdout)["findings"]
+    assert [f for f in cli_after if f["name"] != "external-data-missing"] == cli_before
+    assert len(cli_after) == len(cli_before) + 1
     names = [f["name"] for f in with_weights["findings"]]
     assert "memory-over-budget" in names  # the weights were counted from their dims
     budget = [f for f in with_weights["findings"] if f["name"] == "memory-over-budget"][0]

@@ -82,14 +82,46 @@ def test_linear_resize_is_rejected_by_check_supported_in_the_9x_mapping():
     assert found(check(resize("linear"), soc="Ascend310P3", cann="6.0")) == []
 
 
-def test_undecidable_expansion_is_not_reported():
-    # ScatterND is registered twice in the 9.x plugins: which one wins is not known.
-    node = helper.make_node("ScatterND", ["x", "i", "u"], ["y"])
-    model = make_model([node], [tensor_input("x", [4]), tensor_input("i", [1, 1], TensorProto.INT64),
-                                tensor_input("u", [1])],
-                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], opset=13)
-    assert found(check(model, soc="Ascend910B3", cann="9.0")) == []
-
-
 def test_ops_with_an_ai_core_kernel_do_not_fire():
     assert found(check(single_op_model("Relu", [[2, 3]], [2, 3], opset=13), soc="Ascend310P3", cann="9.0")) == []
+
+
+def compress():
+    node = helper.make_node("Compress", ["x", "c"], ["y"], axis=0)
+    return make_model([node], [tensor_input("x", [4, 4]), tensor_input("c", [4], TensorProto.BOOL)],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], opset=11)
+
+
+def test_partitioned_call_is_as_slow_as_its_slowest_member():
+    # registry.json: Compress is a PartitionedCall of Flatten, GatherV2, Squeeze, Where; kernels.json
+    # (cann-8.1.RC1 ascend310p and canndev-2022-06 ascend310): Where has an AI CPU kernel only.
+    for cann, soc in (("8.0", "Ascend310P3"), ("6.0", "Ascend310")):
+        [f] = found(check(compress(), soc=soc, cann=cann))
+        assert f.severity.value == "warning" and f.data["reason"] == "composite-member"
+        assert f.data["ascend_ops"] == ["Where"] and "GatherV2" in f.data["members"]
+
+
+def test_duplicate_registrations_judge_every_registered_op():
+    # registry.json (9.x mapping): ScatterND is registered twice, as a PartitionedCall of ScatterNd* and as
+    # TensorScatterUpdate; kernels.json cann-8.1.RC1: TensorScatterUpdate is AI CPU only on every family.
+    node = helper.make_node("ScatterND", ["x", "i", "u"], ["y"])
+    model = make_model([node], [tensor_input("x", [4, 4]), tensor_input("i", [2, 1], TensorProto.INT64),
+                                tensor_input("u", [2, 4])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 4])], opset=13)
+    [f] = found(check(model, soc="Ascend910B3", cann="8.0"))
+    assert "TensorScatterUpdate" in f.data["ascend_ops"] and "duplicate registrations" in f.message
+
+
+def test_trilu_under_the_2022_mapping_runs_on_aicpu():
+    # registry.json canndev-2022: Trilu is a PartitionedCall of Tril, Triu; canndev-2022-06 kernels: AI CPU only.
+    model = single_op_model("Trilu", [[4, 4]], [4, 4], opset=14)
+    [f] = found(check(model, soc="Ascend310", cann="6.0"))
+    assert set(f.data["ascend_ops"]) == {"Tril", "Triu"}
+
+
+def test_a_member_a_fact_rules_out_is_not_judged():
+    # op_facts.json partitioned-call-member: a 2-D MaxPool becomes MaxPoolV3 only, so MaxPool3D and the
+    # helper ops of its PartitionedCall are not the node's cost.
+    model = single_op_model("MaxPool", [[1, 3, 8, 8]], [1, 3, 4, 4], opset=13, kernel_shape=[2, 2], strides=[2, 2])
+    assert [f for f in found(check(model, soc="Ascend310P3", cann="8.0"))
+            if f.data.get("reason") == "composite-member"] == []

@@ -80,3 +80,18 @@ def test_resize_opset18_axes_present_is_reported():
                        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [roi, scales], opset=18)
     [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
     assert f.data["attr"] == "axes"
+
+
+def test_pytorch_nearest_upsample_asymmetric_floor_is_an_info():
+    # op_facts.json ignored-attr Resize nearest_mode (resize plugin: asymmetric -> align_corners=false,
+    # half_pixel_centers=false; nearest_mode never read): what ResizeNearestNeighborV2 computes for that pair is
+    # not in the reference facts, so the verdict is an info that says so.
+    model = resize(coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    for cann, soc in (("6.0", "Ascend310P3"), ("9.0", "Ascend910B3")):
+        [f] = found(check(model, soc=soc, cann=cann))
+        assert f.severity.value == "info" and f.data["unverified"] is True
+        assert "not in the reference facts" in f.message
+    # Another pair the plugin equally ignores stays a warning.
+    [w] = found(check(resize(coordinate_transformation_mode="half_pixel", nearest_mode="floor"),
+                      soc="Ascend910B3", cann="9.0"))
+    assert w.severity.value == "warning"

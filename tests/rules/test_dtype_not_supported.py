@@ -4,7 +4,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from atccheck.engine import check
-from builders import init, make_model, single_op_model, tensor_input
+from builders import heads_model, init, make_model, single_op_model, tensor_input
 
 NAME = "dtype-not-supported"
 
@@ -48,7 +48,9 @@ def test_dtype_only_the_aicpu_kernel_takes_is_a_warning_reported_once_per_node()
 def test_page_only_omission_is_a_warning_in_the_page_era_and_info_before():
     model = single_op_model("Div", [[2, 3], [2, 3]], [2, 3], opset=13, elem_type=TensorProto.INT8)
     [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
-    assert f.severity.value == "warning" and f.data["fact"] == "page"
+    # RealDiv's AI Core dtypes are op_select_format's (no list); its AI CPU kernel takes int8: the page's omission
+    # and the AI CPU facts together say it runs on AI CPU.
+    assert f.severity.value == "warning" and f.data["fact"] == "page+aicpu"
     # CANN 6.0 on a family the 2022 kernel configs lack: only the 9.0 page speaks, as an info.
     [old] = found(check(model, soc="Ascend910_9392", cann="6.0"))
     assert old.severity.value == "info" and old.data["fact"] == "page"
@@ -77,3 +79,50 @@ def test_cast_to_int64_is_not_in_the_page_output_list():
                        [helper.make_tensor_value_info("y", TensorProto.INT64, [2, 3])], opset=13)
     [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
     assert f.data["output_dtype"] == "int64" and "int64" not in f.data["allowed"]
+
+
+def test_int64_shape_arithmetic_that_folds_gets_info_not_errors():
+    # kernels.json canndev-2022-06 ascend310: Mod/SelectV2/Unsqueeze have no int64 kernel in either engine; at
+    # static input shapes ATC's constant folding (--oo_constant_folding, default true) computes them instead.
+    report = check(heads_model(opset=11), soc="Ascend310", cann="6.0", input_shapes="x:1,16,64")
+    mine = found(report)
+    assert mine and all(f.severity.value == "info" and f.data["fact"] == "folded" for f in mine)
+    assert {f.location.node for f in mine} >= {"mod", "where", "unsqueeze"}
+    assert report.fails("error") is False
+
+
+def test_int64_shape_arithmetic_on_run_time_values_is_still_an_error():
+    # The same Mod on a graph input: nothing folds it, and no kernel takes int64 (kernels.json canndev-2022-06).
+    model = single_op_model("Mod", [[4], [4]], [4], opset=11, elem_type=TensorProto.INT64)
+    [f] = found(check(model, soc="Ascend310", cann="6.0"))
+    assert f.severity.value == "error" and f.atc_error == "EZ3003"
+
+
+def float64_conv():
+    w = init("w", np.zeros((2, 3, 3, 3), dtype=np.float64))
+    node = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3])
+    return make_model([node], [tensor_input("x", [1, 3, 8, 8], TensorProto.DOUBLE)],
+                      [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)], [w], opset=13)
+
+
+def test_op_select_format_op_without_aicpu_kernel_is_an_error_for_a_dtype_the_page_omits():
+    # kernels.json cann-8.1.RC1 ascend310p Conv2D: AI Core dtypes by op_select_format, aicpu false; the 9.0 Conv
+    # page lists float16/float32 only: nowhere to place float64 (EZ3003).
+    [f] = found(check(float64_conv(), soc="Ascend310P3", cann="8.0"))
+    assert f.severity.value == "error" and f.atc_error == "EZ3003" and f.data["fact"] == "page+no-aicpu"
+    # CANN 6.0: the 9.0 page does not speak for that release, so the same facts give a warning.
+    [old] = found(check(float64_conv(), soc="Ascend310", cann="6.0"))
+    assert old.severity.value == "warning" and old.data["fact"] == "page+no-aicpu"
+
+
+def test_op_select_format_op_with_aicpu_kernel_warns_that_it_runs_on_aicpu():
+    # kernels.json cann-8.1.RC1 ascend310p Add: op_select_format, AI CPU kernel takes uint16; the Add page omits uint16.
+    model = single_op_model("Add", [[2, 3], [2, 3]], [2, 3], opset=13, elem_type=TensorProto.UINT16)
+    [f] = found(check(model, soc="Ascend310P3", cann="8.0"))
+    assert f.severity.value == "warning" and f.data["fact"] == "page+aicpu" and "runs on AI CPU" in f.message
+
+
+def test_a_dtype_the_page_lists_on_an_op_select_format_op_is_not_judged():
+    # The Add page lists double; which engine takes it is op_select_format's choice, which the configs do not record.
+    model = single_op_model("Add", [[2, 3], [2, 3]], [2, 3], opset=13, elem_type=TensorProto.DOUBLE)
+    assert found(check(model, soc="Ascend310P3", cann="8.0")) == []

@@ -116,3 +116,37 @@ def test_real_model_stft_conv_with_dynamic_batch(shared_models):
     # On a fixpipe chip (limit 511) the kernel is within range; the strides still take the slow path.
     on_910b = found(check(shared_models / "silero_vad_op18_ifless.onnx", soc="Ascend910B3", cann="9.0"))
     assert on_910b and all(f.data.get("attr") == "strides" for f in on_910b)
+
+
+def avgpool(shape, kernel, **attrs):
+    return single_op_model("AveragePool", [shape], None, opset=13, kernel_shape=kernel, **attrs)
+
+
+def test_avgpool_17x17_runs_on_aicpu_by_the_published_page():
+    # limits.json avgpool_page_window_area_max (AveragePool page atlasoxol_09_0022: kH*kW > 256 runs on AI CPU).
+    [f] = found(check(avgpool([1, 1, 64, 64], [17, 17]), soc="Ascend910B3", cann="8.0"))
+    assert f.severity.value == "warning" and f.data["reason"] == "page" and f.data["window_area"] == 289
+    assert found(check(avgpool([1, 1, 64, 64], [16, 16]), soc="Ascend910B3", cann="8.0")) == []  # 256: not above
+
+
+def test_avgpool_v2_window_area_rejection_with_an_output_width_of_one():
+    # avg_pool_v2.py: kH*kW > 255 (AVGV2_KERNEL_SIZE_H_MUL_W) and a side > 20 (AVGV2_KERNEL_SIZE) and output
+    # H != 1, W == 1; ascend910b's AvgPoolV2 config sets check_supported and an AI CPU kernel exists.
+    [f] = found(check(avgpool([1, 1, 60, 30], [30, 30]), soc="Ascend910B3", cann="8.0"))
+    assert f.data["reason"] == "check-supported" and "W 1" in f.message
+
+
+def test_check_supported_is_claimed_only_where_the_config_sets_the_flag():
+    # kernels.json cann-8.1.RC1 ascend310p AvgPoolV2: no check_supported flag, so check_supported never runs there;
+    # only the page's statement remains.
+    [f] = found(check(avgpool([1, 1, 1, 300], [1, 256]), soc="Ascend310P3", cann="8.0"))
+    assert f.data["reason"] == "page" and f.data["check_supported"] is False
+    [g] = found(check(avgpool([1, 1, 1, 300], [1, 256]), soc="Ascend910B3", cann="8.0"))
+    assert g.data["reason"] == "check-supported"
+
+
+def test_maxpool_window_threshold_is_the_plugin_sources_255():
+    # max_pool_onnx_plugin.cpp: kH*kW > 255 builds the AI CPU graph (the page says > 256): 16x16 = 256 counts.
+    model = single_op_model("MaxPool", [[1, 1, 32, 32]], None, opset=13, kernel_shape=[16, 16])
+    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert f.data["window_area_limit"] == 255

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import pytest
+from onnx import TensorProto, helper
+
 from atccheck.engine import check
-from builders import single_op_model
+from builders import make_model, single_op_model
 
 
 def findings(report, name="opset-not-registered"):
@@ -56,3 +59,24 @@ def test_mish_registered_only_by_the_newer_source_at_18_warns_at_18():
     model = single_op_model("Mish", [[2, 3]], [2, 3], opset=18)
     found = findings(check(model, soc="Ascend310P3", cann="8.0"))
     assert len(found) == 1 and found[0].severity.value == "warning"
+
+
+@pytest.mark.parametrize(("op", "opset", "shapes"), [("Tan", 11, [[2]]), ("IsInf", 11, [[2]]), ("IsNaN", 13, [[2]]),
+                                                     ("Einsum", 13, [[2, 2], [2, 2]])])
+def test_cann_5_0_list_silent_but_2022_source_registers_is_a_warning(op, opset, shapes):
+    # onnx_op_spec.json old_version_ops (5.0.4 list) does not mention these; cann_onnx_registry.json canndev-2022
+    # registers them at opsets v9-v13: silent, not negative.
+    attrs = {"equation": "ij,jk->ik"} if op == "Einsum" else {}
+    report = check(single_op_model(op, shapes, None, opset=opset, **attrs), soc="Ascend310", cann="5.0")
+    parser = [f for f in report.findings if f.code in ("AC101", "AC102")]
+    assert [(f.name, f.severity.value) for f in parser] == [("opset-not-registered", "warning")]
+    assert "5.0.4 list does not mention it" in parser[0].message
+
+
+def test_model_level_summary_needs_a_node_that_fails_the_lookup():
+    # A Constant-only opset 18 model: Constant is mapped natively, nothing fails the 6.0 lookup, so no summary.
+    const = helper.make_node("Constant", [], ["y"], value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]))
+    model = make_model([const], [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])], opset=18)
+    assert findings(check(model, soc="Ascend310", cann="6.0")) == []
+    relu = single_op_model("Relu", [[2]], [2], opset=18)
+    assert len([f for f in findings(check(relu, soc="Ascend310", cann="6.0")) if f.location.node is None]) == 1
