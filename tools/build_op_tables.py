@@ -947,6 +947,27 @@ def build_options(reference: Path) -> list[dict]:
     return entries
 
 
+def source_labels(reference: Path) -> dict[str, dict[str, str]]:
+    """Names for people of the mirror repositories the facts were read from, keyed by the
+    repository path that starts a ``source`` string. A mirror's own name can mislead (the 2022
+    canndev snapshot lives in a repository called vue-element-admin); the JSON report and the
+    rule pages keep the repository and commit, text output shows the label."""
+    labels = {}
+    for record in load(reference, "cann_onnx_registry.json")["sources"]:
+        if record["id"] == "canndev-2022":
+            labels[record["repo"]] = {
+                "label": f"canndev ({record['commit_date'][:7]} snapshot)",
+                "source": "cann_onnx_registry.json sources[canndev-2022]",
+            }
+    for release, record in load(reference, "ascend_op_kernels.json")["releases"].items():
+        if release.startswith("cann-"):
+            labels[record["source_repo"]] = {
+                "label": f"CANN {release[len('cann-'):]} package",
+                "source": f"ascend_op_kernels.json releases[{release}]",
+            }
+    return dict(sorted(labels.items()))
+
+
 def options_extra(reference: Path) -> dict:
     options = load(reference, "atc_options.json")
     return {
@@ -1028,7 +1049,8 @@ def build(reference: Path) -> dict[str, str]:
         "profiles.json": table(
             "atccheck.profiles/1",
             "CANN profiles: which registry, kernel release and error style each one stands for.",
-            ["cann_onnx_registry.json", "onnx_op_spec.json", "atc_options.json"], reference, profiles),
+            ["cann_onnx_registry.json", "onnx_op_spec.json", "atc_options.json"], reference, profiles,
+            source_labels=source_labels(reference)),
         "registry.json": table(
             "atccheck.registry/1",
             "ONNX ops each profile's parser registers, by domain and model opset, and the Ascend ops they become.",

@@ -116,7 +116,9 @@ def _render_group(group: list[Finding], *, color: bool, verbose: bool) -> list[s
     out.append("    " + " | ".join(extras))
     out.append(f"    hint: {first.hint}")
     if verbose:
-        out.append(f"    source: {first.source}")
+        from atccheck.tables import tables
+
+        out.append(f"    source: {tables().label_sources(first.source)}")
     return out
 
 

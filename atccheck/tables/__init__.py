@@ -274,6 +274,10 @@ class Tables:
         self.profiles: dict[str, Profile] = {
             e["id"]: Profile(**{**e, "source": tuple(e["source"])}) for e in docs["profiles.json"]["entries"]
         }
+        # Repository path -> a name for people (a mirror's own name can mislead); see label_sources.
+        self.source_labels: dict[str, str] = {
+            repo: item["label"] for repo, item in docs["profiles.json"].get("source_labels", {}).items()
+        }
         registry = docs["registry.json"]
         self.native_types = frozenset(registry["native_types"])
         self.subgraph_ops = frozenset(registry["subgraph_ops"])
@@ -410,6 +414,13 @@ class Tables:
         self.atc_options_extra = {k: v for k, v in options.items() if k not in ("entries",)}
 
     # ---- queries
+
+    def label_sources(self, source: str) -> str:
+        """SOURCE with each mirror repository named for people: 'canndev (2022-06 snapshot):path@commit'
+        instead of the mirror's repository name. Machine formats keep the raw source."""
+        for repo, label in self.source_labels.items():
+            source = source.replace(repo + ":", label + ":").replace(repo + "@", label + "@")
+        return source
 
     def registry(self, profile: str) -> RegistryView:
         regs = self._registrations.get(profile, {})

@@ -41,3 +41,14 @@ def test_a_model_level_cause_is_counted_once_in_the_summary():
     assert "AC102 opset-not-registered (1 + 5 per node)" in text
     errors = report.counts()["error"] - len(per_node)
     assert f"{errors} error{'s' if errors != 1 else ''}, 0 warnings, 0 info (and 5 per-node findings of AC102, counted once)" in text
+
+
+def test_verbose_names_mirror_repositories_for_people_and_json_keeps_them():
+    from atccheck.emit import render as render_format
+
+    report = check(opset17_chain(), soc="Ascend310", cann="6.0")
+    raw = " ".join(f.source for f in report.findings)
+    assert "dengguojie/vue-element-admin" in raw  # the 2022 registry's mirror, kept for machines
+    text = render([report], verbose=True)
+    assert "vue-element-admin" not in text and "canndev (2022-06 snapshot):" in text
+    assert "dengguojie/vue-element-admin" in render_format("json", [report])
