@@ -9,8 +9,9 @@ Rules and their facts (``shared/reference/notes/atc_cli.md`` section 1; ``docs/a
 - ``--framework=5 --model --output --soc_version`` always; ``--output`` is a base name.
 - ``--input_format``: NCHW when every input is 4-D, NCDHW when every input is 5-D, ND otherwise
   and with ``--dynamic_dims`` (ONNX accepts only these three, E10001).
-- ``--input_shape`` lists every real input (graph inputs minus initializers) in graph order;
-  it is written when an input is dynamic, when the caller gives shapes, or with gears.
+- ``--input_shape`` lists every real input (graph inputs minus initializers) in graph order,
+  static models included: it records which shape the ``.om`` is built for (a scalar input is
+  written ``name:``, atc_cli.md rule 10), and ATC needs it for -1 dims and gears.
 - one gear option at most (E10009), 2..gear_max gears, no repeats, -1 only where the option allows.
 - ``--precision_mode`` or ``--precision_mode_v2``, never both (E10056); nothing for the default.
 """
@@ -230,6 +231,44 @@ def _external_data_note(model: "onnx.ModelProto", model_path: str) -> str | None
             f".onnx file's folder ({folder}), so keep them next to it")
 
 
+def resolve_gears(
+    dynamic_batch: "str | Sequence[int] | None" = None,
+    dynamic_image_size: "str | Sequence[Sequence[int]] | None" = None,
+    dynamic_dims: "str | Sequence[Sequence[int]] | None" = None,
+) -> Gears | None:
+    """The one gear option asked for, parsed with ATC's rules (E10009 when several are given)."""
+    requested = [(o, s) for o, s in (("--dynamic_batch_size", dynamic_batch),
+                                      ("--dynamic_image_size", dynamic_image_size),
+                                      ("--dynamic_dims", dynamic_dims)) if s is not None]
+    if len(requested) > 1:
+        names = ", ".join(o for o, _ in requested)
+        raise AtcRuleError(Problem(requested[1][0], f"{names} are mutually exclusive; pick one", "E10009",
+                                   "gear-rule"))
+    return _gears(*requested[0]) if requested else None
+
+
+def input_entries(
+    model: "onnx.ModelProto", input_shapes: "str | Mapping[str, Sequence[int]] | None" = None
+) -> list[ShapeEntry]:
+    """Every real input in graph order with the dims ATC gets: the caller's, else the model's (-1 if symbolic)."""
+    user = {e.name: e for e in _user_entries(model, input_shapes)}
+    entries: list[ShapeEntry] = []
+    for item in model_inputs(model):
+        if item.name in user:
+            entries.append(user[item.name])
+            continue
+        if item.dims is None:
+            raise UsageError(
+                f"input '{item.name}' has no shape in the model; ATC would read it as a scalar: give its shape "
+                "with --input-shape")
+        entries.append(ShapeEntry(item.name, item.atc_dims))
+    for entry in entries:
+        if ";" in (entry.name or ""):
+            raise UsageError(f"input '{entry.name}' contains ';', which --input_shape cannot express (ATC splits "
+                             "entries on ';'); rename the input")
+    return entries
+
+
 # --------------------------------------------------------------------------- the generator
 
 
@@ -257,30 +296,8 @@ def build_command(
     profile = resolve_profile(cann, tbl)
     notes: list[str] = []
 
-    requested = [(o, s) for o, s in (("--dynamic_batch_size", dynamic_batch),
-                                      ("--dynamic_image_size", dynamic_image_size),
-                                      ("--dynamic_dims", dynamic_dims)) if s is not None]
-    if len(requested) > 1:
-        names = ", ".join(o for o, _ in requested)
-        raise AtcRuleError(Problem(requested[1][0], f"{names} are mutually exclusive; pick one", "E10009",
-                                   "gear-rule"))
-    gears = _gears(*requested[0]) if requested else None
-
-    user = {e.name: e for e in _user_entries(model, input_shapes)}
-    entries: list[ShapeEntry] = []
-    for item in model_inputs(model):
-        if item.name in user:
-            entries.append(user[item.name])
-            continue
-        if item.dims is None:
-            raise UsageError(
-                f"input '{item.name}' has no shape in the model; ATC would read it as a scalar: give its shape "
-                "with --input-shape")
-        entries.append(ShapeEntry(item.name, item.atc_dims))
-    for entry in entries:
-        if ";" in (entry.name or ""):
-            raise UsageError(f"input '{entry.name}' contains ';', which --input_shape cannot express (ATC splits "
-                             "entries on ';'); rename the input")
+    gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
+    entries = input_entries(model, input_shapes)
 
     if gears is not None:
         problems = check_gear_count(gears, soc_info, tbl) + check_gears_against_shape(gears, entries)
@@ -304,7 +321,7 @@ def build_command(
         f"--soc_version={soc_info.name}",
         f"--input_format={input_format}",
     ]
-    if user or gears is not None or any(e.minus_one_axes or e.has_range for e in entries):
+    if entries:  # always: it records the shape the .om is built for (scalars are written 'name:')
         argv.append(f"--input_shape={format_input_shape(entries)}")
     if gears is not None:
         argv.append(f"{gears.option}={gears.text()}")

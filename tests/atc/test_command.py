@@ -42,9 +42,17 @@ def test_static_convnet():
     cmd = build_command(sample("convnet_clean"), "models/convnet_clean.onnx", "Ascend310P3")
     assert cmd.line == (
         "atc --framework=5 --model=models/convnet_clean.onnx --output=models/convnet_clean "
-        "--soc_version=Ascend310P3 --input_format=NCHW"
+        "--soc_version=Ascend310P3 --input_format=NCHW --input_shape=\"image:1,3,64,64\""
     )
     assert cmd.notes == ()
+
+
+def test_static_model_states_its_input_shape():
+    """--input_shape is written for a static model too: it records the shape the .om is built for."""
+    node = onnx.helper.make_node("Add", ["a", "s"], ["y"])
+    model = make_model([node], [tensor_input("a", [2, 3]), tensor_input("s", [])], [tensor_input("y", [2, 3])])
+    cmd = build_command(model, "m.onnx", "Ascend310")
+    assert cmd.option("--input_shape") == "a:2,3;s:"  # a scalar is 'name:' (atc_cli.md rule 10)
 
 
 def test_dynamic_batch_convnet():
@@ -98,7 +106,7 @@ def test_video_5d_uses_ncdhw():
     cmd = build_command(sample("video_conv3d"), "models/video_conv3d.onnx", "Ascend910B3")
     assert cmd.line == (
         "atc --framework=5 --model=models/video_conv3d.onnx --output=models/video_conv3d "
-        "--soc_version=Ascend910B3 --input_format=NCDHW"
+        "--soc_version=Ascend910B3 --input_format=NCDHW --input_shape=\"clip:1,3,8,32,32\""
     )
 
 
