@@ -334,12 +334,18 @@ def build_command(
     return AtcCommand(tuple(argv), tuple(notes), tuple(entries))
 
 
-def command_for_report(report: "Report") -> AtcCommand | None:
-    """The atc command for a checked model and its target, or None when none can be written
-    (no model in the report, or a request ATC would reject, such as dynamic inputs on Ascend310)."""
+GEAR_KEYWORDS = {"--dynamic_batch_size": "dynamic_batch", "--dynamic_image_size": "dynamic_image_size",
+                 "--dynamic_dims": "dynamic_dims"}
+
+
+def command_for_report(report: "Report", gears: Gears | None = None) -> AtcCommand | None:
+    """The atc command for a checked model and its target (with ``gears``, the gear option too), or
+    None when none can be written (no model in the report, or a request ATC would reject, such as
+    dynamic inputs on Ascend310)."""
     ctx = report.context
     if ctx is None:
         return None
+    extra = {GEAR_KEYWORDS[gears.option]: gears.text()} if gears is not None else {}
     try:
         return build_command(
             ctx.model,
@@ -348,6 +354,7 @@ def command_for_report(report: "Report") -> AtcCommand | None:
             input_shapes=dict(report.input_shapes) or None,
             precision_mode=report.target.precision_mode,
             cann=report.target.profile.id,
+            **extra,
         )
     except AtcCheckError:
         return None
