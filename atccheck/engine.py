@@ -56,6 +56,10 @@ def prepare(
     shapes_override = as_input_shapes(input_shapes)
     validate_input_shapes(loaded.model, shapes_override)
     shapes = infer_shapes(loaded.model, shapes_override)
+    if shapes.contradiction:
+        from atccheck.errors import UsageError
+
+        raise UsageError(shapes.contradiction)
     return Prepared(loaded=loaded, shapes=shapes, graph=GraphIndex(loaded.model), input_shapes=shapes_override)
 
 
@@ -204,14 +208,20 @@ def prepare_gears(
     """Prepare the model at each gear's static shapes; raises UsageError (with ATC's code) for gear misuse."""
     from atccheck.atc.command import AtcRuleError, input_entries
     from atccheck.atc.spec import check_gears_against_shape, gear_shapes
+    from atccheck.errors import UsageError
 
     loaded = source if isinstance(source, LoadedModel) else load_model(source)
     entries = input_entries(loaded.model, input_shapes)
     problems = check_gears_against_shape(gears, entries)
     if problems:
         raise AtcRuleError(problems[0])
-    prepared = tuple((label, prepare(loaded, shapes)) for label, shapes in gear_shapes(gears, entries))
-    return GearedModel(gears, tuple(entries), prepared)
+    prepared = []
+    for label, shapes in gear_shapes(gears, entries):
+        try:
+            prepared.append((label, prepare(loaded, shapes)))
+        except UsageError as exc:  # shapes of this gear that the graph cannot take
+            raise UsageError(f"{gears.option} gear {label}: {exc}") from None
+    return GearedModel(gears, tuple(entries), tuple(prepared))
 
 
 def merge_gear_findings(gears: "Gears", labelled: Sequence[tuple[str, Sequence[Finding]]]) -> list[Finding]:
