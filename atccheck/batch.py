@@ -163,7 +163,7 @@ def check_models(
     jobs: int = 1,
     keep_context: bool = False,
     on_done: Callable[[str, Outcome], None] | None = None,
-    gears: "Gears | None" = None,
+    gears_for: Callable[[str], "Gears | None"] = lambda _: None,
 ) -> BatchResult:
     """Check every model for every target; ``on_done`` is called as each model finishes.
 
@@ -175,11 +175,12 @@ def check_models(
     if jobs <= 1 or len(models) <= 1:
         for model in models:
             outcomes[model] = check_one(model, targets, input_shapes=shapes_for(model), select=select,
-                                        ignore=ignore, options=options, keep_context=keep_context, gears=gears)
+                                        ignore=ignore, options=options, keep_context=keep_context,
+                                        gears=gears_for(model))
             done(model, outcomes[model])
     else:
         outcomes = _check_parallel(models, targets, shapes_for, tuple(select), tuple(ignore),
-                                   dict(options) if options else None, jobs, done, gears)
+                                   dict(options) if options else None, jobs, done, gears_for)
     reports: list[Report] = []
     unchecked: list[UncheckedModel] = []
     for model in models:
@@ -200,7 +201,7 @@ def _check_parallel(
     options: dict[str, Any] | None,
     jobs: int,
     done: Callable[[str, Outcome], None],
-    gears: "Gears | None" = None,
+    gears_for: Callable[[str], "Gears | None"] = lambda _: None,
 ) -> dict[str, Outcome]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -217,7 +218,8 @@ def _check_parallel(
 
     with ProcessPoolExecutor(max_workers=min(jobs, len(models)), mp_context=context) as pool:
         futures = {
-            pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options, gears): model
+            pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
+                                 gears_for(model)): model
             for model in models
         }
         for future in as_completed(futures):
@@ -232,7 +234,8 @@ def _check_parallel(
     # its own, so only the model that really kills its process is reported.
     for model in sorted(orphans, key=list(models).index):
         with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            future = pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options, gears)
+            future = pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
+                                 gears_for(model))
             try:
                 result: Outcome = future.result()
             except BrokenProcessPool:

@@ -118,7 +118,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     (--dynamic-batch, --dynamic-image-size, --dynamic-dims; -1 in --input-shape or a symbolic
     dim marks the gear axes) each gear is checked as the static model ATC builds for it.
     """
-    from atccheck.atc.command import resolve_gears
+    from atccheck.atc.command import GEAR_KEYWORDS, resolve_gears
     from atccheck.baseline import compare, load_baseline, write_baseline
     from atccheck.batch import check_models, discover, summary_table
     from atccheck.emit import render
@@ -141,6 +141,13 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     baseline = load_baseline(baseline_file) if baseline_file else None
     gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
 
+    def gears_for(model: str):
+        """The command line's gear option for every model, else the model's input-shapes entry's."""
+        if gears is not None:
+            return gears
+        option = settings.gears_for(model)
+        return resolve_gears(**{GEAR_KEYWORDS[option[0]]: option[1]}) if option else None
+
     paths, unchecked = discover(models)
     workers = (os.cpu_count() or 1) if jobs == 0 else jobs
     # The loaded graph is kept for one model only: atc-precheck, the one format that reads it,
@@ -158,7 +165,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
             jobs=workers,
             keep_context=keep_context,
             on_done=advance,
-            gears=gears,
+            gears_for=gears_for,
         )
     reports = [settings.apply(r) for r in result.reports]
     unchecked = [*unchecked, *result.unchecked]
