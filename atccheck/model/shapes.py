@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Mapping, Union
+from typing import TYPE_CHECKING, Iterable, Mapping, Union
 
 from atccheck.errors import UsageError
 from atccheck.model.graph import subgraphs
@@ -182,6 +182,7 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
                 shape.dim.add().dim_value = d
     if shapes:
         _drop_symbolic_value_info(graph)
+        _forget_output_dims(graph)
     return copy
 
 
@@ -195,6 +196,41 @@ def _drop_symbolic_value_info(graph: "onnx.GraphProto") -> None:
     for node in graph.node:
         for sub in subgraphs(node):
             _drop_symbolic_value_info(sub)
+
+
+STANDARD_DOMAINS = ("", "ai.onnx")
+
+
+def _unknown_dims(graph: "onnx.GraphProto", values: "Iterable[onnx.ValueInfoProto]") -> None:
+    """Make every dim of these values unknown (rank and type stay), except outputs of custom-domain ops."""
+    custom = {out for node in graph.node if node.domain not in STANDARD_DOMAINS for out in node.output}
+    for vi in values:
+        if vi.name in custom or vi.type.WhichOneof("value") != "tensor_type":
+            continue
+        tensor_type = vi.type.tensor_type
+        if tensor_type.HasField("shape"):
+            rank = len(tensor_type.shape.dim)
+            tensor_type.ClearField("shape")
+            for _ in range(rank):
+                tensor_type.shape.dim.add()
+
+
+def _forget_output_dims(graph: "onnx.GraphProto") -> None:
+    """Forget the declared dims of the graph outputs standard ops compute (rank and type stay):
+    inference recomputes them from the given input shapes, as ATC does, instead of keeping an
+    exporter's [1, 1000] against a batch of 8."""
+    _unknown_dims(graph, graph.output)
+
+
+def _forget_declared_dims(graph: "onnx.GraphProto") -> None:
+    """Forget the exporter's dims of values that standard ops compute (outputs and value_info,
+    subgraphs too; rank and type stay), so that strict inference judges the nodes alone: a
+    declared [1, 1000] output must not contradict a batch of 8, which ATC recomputes too.
+    Values of custom-domain ops keep their dims: nothing else can tell them."""
+    _unknown_dims(graph, list(graph.output) + list(graph.value_info))
+    for node in graph.node:
+        for sub in subgraphs(node):
+            _forget_declared_dims(sub)
 
 
 def _set_dims(value_info: "onnx.ValueInfoProto", dims: tuple[int, ...]) -> None:
@@ -253,8 +289,8 @@ def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
         except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
             index.error = _first_line(exc)
     _collect(inferred.graph if inferred is not None else copy.graph, index.values)
-    if strict_error is not None and _strict_passes(stripped_copy(model, {}), data_props[0]):
-        index.contradiction = _contradiction(copy, shapes, index.values, strict_error)
+    if strict_error is not None:
+        index.contradiction = _find_contradiction(model, copy, shapes, index.values, data_props[0])
     for tensor in model.graph.initializer:
         index.values[tensor.name] = TensorInfo(tensor.data_type, tuple(int(d) for d in tensor.dims))
     return index
@@ -272,6 +308,34 @@ def _data_prop_safe(copy: "onnx.ModelProto") -> bool:
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _find_contradiction(
+    model: "onnx.ModelProto", copy: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]],
+    values: Mapping[str, TensorInfo], data_prop: bool,
+) -> str | None:
+    """Strict inference failed with the given shapes: is it the shapes' fault?
+
+    Not when it passes once the exporter's declared dims are forgotten (a declared [1, 1000]
+    output against a batch of 8: ATC recomputes those), nor when the graph fails strict
+    inference without the given shapes too (the graph, or onnx's inference, is the cause).
+    Only run on failure, so a consistent model pays nothing for it.
+    """
+    import onnx
+
+    fresh = onnx.ModelProto()
+    fresh.CopyFrom(copy)
+    _forget_declared_dims(fresh.graph)
+    try:
+        onnx.shape_inference.infer_shapes(fresh, check_type=False, strict_mode=True, data_prop=data_prop)
+        return None
+    except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
+        error = _first_line(exc)
+    baseline = stripped_copy(model, {})
+    _forget_declared_dims(baseline.graph)
+    if not _strict_passes(baseline, data_prop):
+        return None
+    return _contradiction(fresh, shapes, values, error)
 
 
 def _strict_passes(copy: "onnx.ModelProto", data_prop: bool) -> bool:

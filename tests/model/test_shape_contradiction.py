@@ -70,3 +70,14 @@ def test_cli_exits_2_with_one_line(tmp_path, monkeypatch):
     assert result.exit_code == 2
     errors = [line for line in result.output.splitlines() if line.startswith("atccheck: error")]
     assert len(errors) == 1 and "'fc' (MatMul)" in errors[0] and "x:8,785" in errors[0]
+
+
+def test_declared_output_dims_are_recomputed_not_a_contradiction():
+    """An exporter's [1, 16] output does not contradict a batch of 8: ATC recomputes output shapes."""
+    model = dense([1, 784])
+    before = model.SerializeToString()
+    report = check(model, "Ascend310", input_shapes="x:8,784")
+    assert report.context.shapes.get("y").shape == (8, 16)
+    assert model.SerializeToString() == before
+    geared = check(model, "Ascend310", input_shapes="x:-1,784", dynamic_batch="1,8")
+    assert geared.atc_command.option("--dynamic_batch_size") == "1,8"
