@@ -206,12 +206,13 @@ def prepare_gears(
     input_shapes: str | InputShapes | None = None,
 ) -> GearedModel:
     """Prepare the model at each gear's static shapes; raises UsageError (with ATC's code) for gear misuse."""
-    from atccheck.atc.command import AtcRuleError, input_entries
+    from atccheck.atc.command import AtcRuleError, gears_in_graph_order, input_entries
     from atccheck.atc.spec import check_gears_against_shape, gear_shapes
     from atccheck.errors import UsageError
 
     loaded = source if isinstance(source, LoadedModel) else load_model(source)
     entries = input_entries(loaded.model, input_shapes)
+    gears = gears_in_graph_order(loaded.model, input_shapes, gears) or gears
     problems = check_gears_against_shape(gears, entries)
     if problems:
         raise AtcRuleError(problems[0])

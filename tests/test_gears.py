@@ -103,3 +103,14 @@ def test_findings_of_some_gears_name_them():
     assert merged[1].data["gears"] == ["2", "4"]
     assert merged[1].data["gear_option"] == "--dynamic_batch_size"
     assert merged[1].message == "too big [--dynamic_batch_size gears 2; 4]"
+
+
+def test_dynamic_dims_given_out_of_graph_order_check_the_shapes_the_user_meant():
+    nodes = [helper.make_node("Relu", ["a"], ["ya"]), helper.make_node("Relu", ["b"], ["yb"])]
+    model = make_model(nodes, [tensor_input("a", ["n", 4]), tensor_input("b", ["m"])],
+                       [tensor_input("ya", ["n", 4]), tensor_input("yb", ["m"])])
+    from atccheck.engine import prepare_gears
+
+    geared = prepare_gears(model, Gears("--dynamic_dims", ((2, 1), (8, 4))), "b:-1;a:-1,4")
+    shapes = {label: dict(p.input_shapes) for label, p in geared.prepared}
+    assert shapes == {"1,2": {"a": (1, 4), "b": (2,)}, "4,8": {"a": (4, 4), "b": (8,)}}

@@ -269,6 +269,27 @@ def input_entries(
     return entries
 
 
+def gears_in_graph_order(
+    model: "onnx.ModelProto", input_shapes: "str | Mapping[str, Sequence[int]] | None", gears: Gears | None
+) -> Gears | None:
+    """``--dynamic_dims`` values fill the -1s of ``--input_shape`` in the order they are written
+    (option_utils.cc). The caller's order is their --input-shape's (inputs it does not name after,
+    in graph order); the command lists inputs in graph order, so each gear's values are permuted
+    to keep their meaning. Other gear options do not depend on the order."""
+    if gears is None or gears.option != "--dynamic_dims":
+        return gears
+    graph = input_entries(model, input_shapes)
+    named = [e.name for e in _user_entries(model, input_shapes)]
+    written_order = named + [e.name for e in graph if e.name not in named]
+    by_name = {e.name: e for e in graph}
+    written = [(name, axis) for name in written_order for axis in by_name[name].minus_one_axes]
+    ordered = [(e.name, axis) for e in graph for axis in e.minus_one_axes]
+    if written == ordered or any(len(g) != len(written) for g in gears.values):
+        return gears  # nothing to permute, or a count mismatch the gear rules report
+    position = {key: i for i, key in enumerate(written)}
+    return Gears(gears.option, tuple(tuple(g[position[key]] for key in ordered) for g in gears.values))
+
+
 # --------------------------------------------------------------------------- the generator
 
 
@@ -296,8 +317,12 @@ def build_command(
     profile = resolve_profile(cann, tbl)
     notes: list[str] = []
 
-    gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
+    asked = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
     entries = input_entries(model, input_shapes)
+    gears = gears_in_graph_order(model, input_shapes, asked)
+    if gears != asked:
+        notes.append(f"--dynamic_dims values reordered to follow the inputs in graph order, as --input_shape lists "
+                     f"them: {asked.text()} -> {gears.text()}")  # type: ignore[union-attr]
 
     if gears is not None:
         problems = check_gear_count(gears, soc_info, tbl) + check_gears_against_shape(gears, entries)
