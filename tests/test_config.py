@@ -268,8 +268,9 @@ def test_input_shapes_entries_may_carry_a_gear_option(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["check", "dyn.onnx"])
     assert result.exit_code == 0, result.output
     assert '--dynamic_batch_size="1,4,8"' in result.output
-    shown = CliRunner().invoke(main, ["config"])
+    shown = CliRunner().invoke(main, ["config", "dyn.onnx"])
     assert '"dynamic-batch" = "1,4,8"' in shown.output
+    assert "dyn.onnx: x0:-1,3, --dynamic_batch_size=1,4,8" in shown.output
 
 
 @pytest.mark.parametrize(("entry", "message"), [
