@@ -110,8 +110,9 @@ def check_one(
     gears: "Gears | None" = None,
 ) -> Outcome:
     """One model for every target; an :class:`UncheckedModel` instead of raising for bad input.
-    With ``gears`` the model is checked at every gear's static shapes (``engine.check_geared``)."""
-    from atccheck.engine import check_geared, check_prepared, prepare, prepare_gears
+    With ``gears`` the model is checked at every gear's static shapes (``atccheck.gears.check_geared``)."""
+    from atccheck.engine import check_prepared, prepare
+    from atccheck.gears import check_geared, prepare_gears
     from atccheck.errors import AtcCheckError, InputError
 
     try:

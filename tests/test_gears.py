@@ -8,9 +8,10 @@ import pytest
 from onnx import helper
 
 from atccheck.atc.spec import Gears, ShapeEntry, gear_shapes
-from atccheck.engine import check, merge_gear_findings
+from atccheck.engine import check
 from atccheck.errors import UsageError
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.gears import merge_gear_findings
 from builders import init, make_model, tensor_input
 
 
@@ -109,7 +110,7 @@ def test_dynamic_dims_given_out_of_graph_order_check_the_shapes_the_user_meant()
     nodes = [helper.make_node("Relu", ["a"], ["ya"]), helper.make_node("Relu", ["b"], ["yb"])]
     model = make_model(nodes, [tensor_input("a", ["n", 4]), tensor_input("b", ["m"])],
                        [tensor_input("ya", ["n", 4]), tensor_input("yb", ["m"])])
-    from atccheck.engine import prepare_gears
+    from atccheck.gears import prepare_gears
 
     geared = prepare_gears(model, Gears("--dynamic_dims", ((2, 1), (8, 4))), "b:-1;a:-1,4")
     shapes = {label: dict(p.input_shapes) for label, p in geared.prepared}
