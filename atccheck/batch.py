@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Un
 from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.spec import Gears
     from atccheck.target import Target
 
 MODEL_SUFFIX = ".onnx"
@@ -111,14 +112,21 @@ def check_one(
     ignore: Sequence[str] = (),
     options: Mapping[str, Any] | None = None,
     keep_context: bool = True,
+    gears: "Gears | None" = None,
 ) -> Outcome:
-    """One model for every target; an :class:`UncheckedModel` instead of raising for bad input."""
+    """One model for every target; an :class:`UncheckedModel` instead of raising for bad input.
+    With ``gears`` the model is checked at every gear's static shapes (``atccheck.gears.check_geared``)."""
     from atccheck.engine import check_prepared, prepare
+    from atccheck.gears import check_geared, prepare_gears
     from atccheck.errors import AtcCheckError, InputError
 
     try:
-        prepared = prepare(model, input_shapes)
-        reports = [check_prepared(prepared, t, select=select, ignore=ignore, options=options) for t in targets]
+        if gears is not None:
+            geared = prepare_gears(model, gears, input_shapes)
+            reports = [check_geared(geared, t, select=select, ignore=ignore, options=options) for t in targets]
+        else:
+            prepared = prepare(model, input_shapes)
+            reports = [check_prepared(prepared, t, select=select, ignore=ignore, options=options) for t in targets]
     except InputError as exc:
         return UncheckedModel(model, exc.problem)
     except AtcCheckError as exc:  # --input-shape / input-shapes that do not fit this model
@@ -140,10 +148,11 @@ def _worker(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     options: dict[str, Any] | None,
+    gears: "Gears | None" = None,
 ) -> Outcome:
     """Runs in a worker process; the reports travel back pickled, without their context."""
     return check_one(model, targets, input_shapes=input_shapes, select=select, ignore=ignore, options=options,
-                     keep_context=False)
+                     keep_context=False, gears=gears)
 
 
 # --------------------------------------------------------------------------- many models
@@ -160,6 +169,7 @@ def check_models(
     jobs: int = 1,
     keep_context: bool = False,
     on_done: Callable[[str, Outcome], None] | None = None,
+    gears_for: Callable[[str], "Gears | None"] = lambda _: None,
 ) -> BatchResult:
     """Check every model for every target; ``on_done`` is called as each model finishes.
 
@@ -171,11 +181,12 @@ def check_models(
     if jobs <= 1 or len(models) <= 1:
         for model in models:
             outcomes[model] = check_one(model, targets, input_shapes=shapes_for(model), select=select,
-                                        ignore=ignore, options=options, keep_context=keep_context)
+                                        ignore=ignore, options=options, keep_context=keep_context,
+                                        gears=gears_for(model))
             done(model, outcomes[model])
     else:
         outcomes = _check_parallel(models, targets, shapes_for, tuple(select), tuple(ignore),
-                                   dict(options) if options else None, jobs, done)
+                                   dict(options) if options else None, jobs, done, gears_for)
     reports: list[Report] = []
     unchecked: list[UncheckedModel] = []
     for model in models:
@@ -196,6 +207,7 @@ def _check_parallel(
     options: dict[str, Any] | None,
     jobs: int,
     done: Callable[[str, Outcome], None],
+    gears_for: Callable[[str], "Gears | None"] = lambda _: None,
 ) -> dict[str, Outcome]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -212,7 +224,8 @@ def _check_parallel(
 
     with ProcessPoolExecutor(max_workers=min(jobs, len(models)), mp_context=context) as pool:
         futures = {
-            pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options): model
+            pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
+                                 gears_for(model)): model
             for model in models
         }
         for future in as_completed(futures):
@@ -227,7 +240,8 @@ def _check_parallel(
     # its own, so only the model that really kills its process is reported.
     for model in sorted(orphans, key=list(models).index):
         with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            future = pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options)
+            future = pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
+                                 gears_for(model))
             try:
                 result: Outcome = future.result()
             except BrokenProcessPool:

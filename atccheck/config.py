@@ -27,6 +27,7 @@ Keys (kebab-case, as in ``pyproject.toml`` tool tables)::
     "models/legacy_*.onnx" = ["AC303"]
     [tool.atccheck.input-shapes]            # model glob -> shapes, first match wins
     "models/det_*.onnx" = "x:1,3,640,640"
+    "models/bert_*.onnx" = { input-shape = "ids:-1,128;mask:-1,128", dynamic-batch = "1,4,8" }
 
 Globs on models are matched against the model's path relative to the config file's folder
 (``*`` also crosses ``/``); a glob without ``/`` is matched against the file name alone.
@@ -84,10 +85,21 @@ class ModelIgnore:
         return any(rule_matches(p, finding.code, finding.name) for p in self.rules)
 
 
+# Gear keys of an input-shapes table -> the atc option (check takes the same values).
+GEAR_KEYS = {"dynamic-batch": "--dynamic_batch_size", "dynamic-image-size": "--dynamic_image_size",
+             "dynamic-dims": "--dynamic_dims"}
+
+
 @dataclass(frozen=True)
 class ShapeGlob:
     glob: str
-    shapes: str  # ATC --input_shape syntax
+    shapes: str  # ATC --input_shape syntax ("" when the entry gives gears only)
+    gears: tuple[str, str] | None = None  # (key in GEAR_KEYS, value), e.g. ("dynamic-batch", "1,4,8")
+
+    def as_value(self) -> str | dict[str, str]:
+        if self.gears is None:
+            return self.shapes
+        return {**({"input-shape": self.shapes} if self.shapes else {}), self.gears[0]: self.gears[1]}
 
 
 @dataclass(frozen=True)
@@ -124,7 +136,17 @@ class Settings:
             return self.input_shape
         for entry in self.input_shapes:
             if model_matches(entry.glob, model, self.root):
-                return entry.shapes
+                return entry.shapes or None
+        return None
+
+    def gears_for(self, model: str | os.PathLike[str]) -> tuple[str, str] | None:
+        """The gear option (atc option, value) of the first matching input-shapes entry; none when
+        --input-shape replaces the file's shapes."""
+        if self.input_shape:
+            return None
+        for entry in self.input_shapes:
+            if model_matches(entry.glob, model, self.root):
+                return (GEAR_KEYS[entry.gears[0]], entry.gears[1]) if entry.gears else None
         return None
 
     def keeps(self, finding: "Finding") -> bool:
@@ -263,6 +285,30 @@ def _table(value: Any, key: str, where: str) -> dict[str, Any]:
     return value
 
 
+def _shape_glob(glob: str, value: Any, where: str) -> ShapeGlob:
+    """A string of shapes, or a table with input-shape and one gear key (checked as atc checks it)."""
+    label = f"input-shapes.\"{glob}\""
+    if not isinstance(value, dict):
+        return ShapeGlob(glob, _string(value, label, where))
+    unknown = sorted(set(value) - {"input-shape", *GEAR_KEYS})
+    if unknown:
+        raise UsageError(f"{where}: '{label}' has unknown key(s) {', '.join(unknown)} "
+                         f"(keys: input-shape, {', '.join(GEAR_KEYS)})")
+    keys = [k for k in GEAR_KEYS if k in value]
+    if len(keys) > 1:
+        raise UsageError(f"{where}: '{label}' gives {' and '.join(keys)}; ATC takes one gear option (E10009)")
+    if not keys:
+        raise UsageError(f"{where}: '{label}' as a table needs a gear key ({', '.join(GEAR_KEYS)})")
+    from atccheck.atc.spec import parse_gears
+
+    text = _string(value[keys[0]], f"{label}.{keys[0]}", where)
+    _, problems = parse_gears(GEAR_KEYS[keys[0]], text)
+    if problems:
+        raise UsageError(f"{where}: '{label}.{keys[0]}': {problems[0].message} (ATC: {problems[0].atc_error})")
+    shapes = _string(value["input-shape"], f"{label}.input-shape", where) if "input-shape" in value else ""
+    return ShapeGlob(glob, shapes, (keys[0], text))
+
+
 def parse_file_settings(path: Path) -> dict[str, Any]:
     """The file's settings as Settings field values; UsageError names the file and the key."""
     from atccheck.target import closest
@@ -309,8 +355,7 @@ def parse_file_settings(path: Path) -> dict[str, Any]:
             )
         elif key == "input-shapes":
             values["input_shapes"] = tuple(
-                ShapeGlob(glob, _string(text, f"input-shapes.\"{glob}\"", where))
-                for glob, text in _table(value, key, where).items()
+                _shape_glob(glob, text, where) for glob, text in _table(value, key, where).items()
             )
     return values
 
@@ -362,7 +407,7 @@ def describe(settings: Settings) -> list[tuple[str, Any, str]]:
         if name in ("per_node_ignores", "per_model_ignores"):
             value = {e.glob: list(e.rules) for e in value}
         elif name == "input_shapes":
-            value = {e.glob: e.shapes for e in value}
+            value = {e.glob: e.as_value() for e in value}
         elif isinstance(value, tuple):
             value = list(value)
         rows.append((key, value, settings.sources.get(name, DEFAULT)))

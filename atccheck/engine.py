@@ -55,6 +55,10 @@ def prepare(
     shapes_override = as_input_shapes(input_shapes)
     validate_input_shapes(loaded.model, shapes_override)
     shapes = infer_shapes(loaded.model, shapes_override)
+    if shapes.contradiction:
+        from atccheck.errors import UsageError
+
+        raise UsageError(shapes.contradiction)
     graph = GraphIndex(loaded.model)
     # Judge the graph ATC compiles: values its constant folding computes, and the shapes they fix.
     shapes = fold_shapes(loaded.model, shapes, shapes_override, graph).shapes or shapes
@@ -189,13 +193,26 @@ def check(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
     device_memory: int | None = None,
+    dynamic_batch: "str | Sequence[int] | None" = None,
+    dynamic_image_size: "str | Sequence[Sequence[int]] | None" = None,
+    dynamic_dims: "str | Sequence[Sequence[int]] | None" = None,
 ) -> Report:
     """Check a model (path or ModelProto) for one chip; never reads external weights.
+
+    A gear option (at most one, the values as ``atc-cmd`` takes them) checks the model as ATC
+    builds it: one static graph per gear, -1 in ``input_shapes`` marking the gear axes.
 
     Raises :class:`atccheck.errors.InputError` for an unreadable model and
     :class:`atccheck.errors.UsageError` for option values atccheck cannot use.
     """
+    from atccheck.atc.command import resolve_gears
+    from atccheck.gears import check_geared, prepare_gears
+
     target = resolve_target(soc, cann, precision_mode)
-    prepared = prepare(model, input_shapes)
     options = {"device_memory": device_memory} if device_memory else None
+    gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
+    if gears is not None:
+        return check_geared(prepare_gears(model, gears, input_shapes), target, select=select, ignore=ignore,
+                            options=options)
+    prepared = prepare(model, input_shapes)
     return check_prepared(prepared, target, select=select, ignore=ignore, options=options)

@@ -248,3 +248,38 @@ def test_config_errors_exit_2(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "unknown key 'colour'" in result.stderr
     result = CliRunner().invoke(main, ["config", "--no-config", "--config", "x.toml"])
     assert result.exit_code == 2 and "exclude each other" in result.stderr
+
+
+def test_input_shapes_entries_may_carry_a_gear_option(tmp_path, monkeypatch):
+    import onnx
+
+    from builders import single_op_model
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / ".atccheck.toml", 'soc = "Ascend310"\n[input-shapes]\n'
+          '"dyn*.onnx" = { input-shape = "x0:-1,3", dynamic-batch = "1,4,8" }\n"gears_only.onnx" = { dynamic-batch = "2,4" }\n')
+    settings = load_settings()
+    assert settings.shapes_for("dyn.onnx") == "x0:-1,3" and settings.gears_for("dyn.onnx") == ("--dynamic_batch_size", "1,4,8")
+    assert settings.shapes_for("gears_only.onnx") is None
+    assert settings.gears_for("gears_only.onnx") == ("--dynamic_batch_size", "2,4")
+    assert settings.gears_for("other.onnx") is None
+    assert load_settings({"input_shape": "x0:2,3"}).gears_for("dyn.onnx") is None  # --input-shape replaces the entry
+    onnx.save(single_op_model("Relu", [["batch", 3]], ["batch", 3], opset=13), tmp_path / "dyn.onnx")
+    result = CliRunner().invoke(main, ["check", "dyn.onnx"])
+    assert result.exit_code == 0, result.output
+    assert '--dynamic_batch_size="1,4,8"' in result.output
+    shown = CliRunner().invoke(main, ["config", "dyn.onnx"])
+    assert '"dynamic-batch" = "1,4,8"' in shown.output
+    assert "dyn.onnx: x0:-1,3, --dynamic_batch_size=1,4,8" in shown.output
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ('{ input-shape = "x:-1", dynamic-batch = "1,2", dynamic-dims = "1;2" }', "E10009"),
+    ('{ dynamic-batch = "1,-2" }', "E10038"),
+    ('{ input-shape = "x:-1" }', "needs a gear key"),
+    ('{ dynamic-batches = "1,2" }', "unknown key"),
+])
+def test_bad_gear_entries_name_the_key(tmp_path, entry, message):
+    write(tmp_path / ".atccheck.toml", f'[input-shapes]\n"m.onnx" = {entry}\n')
+    with pytest.raises(UsageError, match=message):
+        load_settings(cwd=tmp_path)

@@ -9,8 +9,9 @@ Rules and their facts (``shared/reference/notes/atc_cli.md`` section 1; ``docs/a
 - ``--framework=5 --model --output --soc_version`` always; ``--output`` is a base name.
 - ``--input_format``: NCHW when every input is 4-D, NCDHW when every input is 5-D, ND otherwise
   and with ``--dynamic_dims`` (ONNX accepts only these three, E10001).
-- ``--input_shape`` lists every real input (graph inputs minus initializers) in graph order;
-  it is written when an input is dynamic, when the caller gives shapes, or with gears.
+- ``--input_shape`` lists every real input (graph inputs minus initializers) in graph order,
+  static models included: it records which shape the ``.om`` is built for (a scalar input is
+  written ``name:``, atc_cli.md rule 10), and ATC needs it for -1 dims and gears.
 - one gear option at most (E10009), 2..gear_max gears, no repeats, -1 only where the option allows.
 - ``--precision_mode`` or ``--precision_mode_v2``, never both (E10056); nothing for the default.
 """
@@ -230,6 +231,65 @@ def _external_data_note(model: "onnx.ModelProto", model_path: str) -> str | None
             f".onnx file's folder ({folder}), so keep them next to it")
 
 
+def resolve_gears(
+    dynamic_batch: "str | Sequence[int] | None" = None,
+    dynamic_image_size: "str | Sequence[Sequence[int]] | None" = None,
+    dynamic_dims: "str | Sequence[Sequence[int]] | None" = None,
+) -> Gears | None:
+    """The one gear option asked for, parsed with ATC's rules (E10009 when several are given)."""
+    requested = [(o, s) for o, s in (("--dynamic_batch_size", dynamic_batch),
+                                      ("--dynamic_image_size", dynamic_image_size),
+                                      ("--dynamic_dims", dynamic_dims)) if s is not None]
+    if len(requested) > 1:
+        names = ", ".join(o for o, _ in requested)
+        raise AtcRuleError(Problem(requested[1][0], f"{names} are mutually exclusive; pick one", "E10009",
+                                   "gear-rule"))
+    return _gears(*requested[0]) if requested else None
+
+
+def input_entries(
+    model: "onnx.ModelProto", input_shapes: "str | Mapping[str, Sequence[int]] | None" = None
+) -> list[ShapeEntry]:
+    """Every real input in graph order with the dims ATC gets: the caller's, else the model's (-1 if symbolic)."""
+    user = {e.name: e for e in _user_entries(model, input_shapes)}
+    entries: list[ShapeEntry] = []
+    for item in model_inputs(model):
+        if item.name in user:
+            entries.append(user[item.name])
+            continue
+        if item.dims is None:
+            raise UsageError(
+                f"input '{item.name}' has no shape in the model; ATC would read it as a scalar: give its shape "
+                "with --input-shape")
+        entries.append(ShapeEntry(item.name, item.atc_dims))
+    for entry in entries:
+        if ";" in (entry.name or ""):
+            raise UsageError(f"input '{entry.name}' contains ';', which --input_shape cannot express (ATC splits "
+                             "entries on ';'); rename the input")
+    return entries
+
+
+def gears_in_graph_order(
+    model: "onnx.ModelProto", input_shapes: "str | Mapping[str, Sequence[int]] | None", gears: Gears | None
+) -> Gears | None:
+    """``--dynamic_dims`` values fill the -1s of ``--input_shape`` in the order they are written
+    (option_utils.cc). The caller's order is their --input-shape's (inputs it does not name after,
+    in graph order); the command lists inputs in graph order, so each gear's values are permuted
+    to keep their meaning. Other gear options do not depend on the order."""
+    if gears is None or gears.option != "--dynamic_dims":
+        return gears
+    graph = input_entries(model, input_shapes)
+    named = [e.name for e in _user_entries(model, input_shapes)]
+    written_order = named + [e.name for e in graph if e.name not in named]
+    by_name = {e.name: e for e in graph}
+    written = [(name, axis) for name in written_order for axis in by_name[name].minus_one_axes]
+    ordered = [(e.name, axis) for e in graph for axis in e.minus_one_axes]
+    if written == ordered or any(len(g) != len(written) for g in gears.values):
+        return gears  # nothing to permute, or a count mismatch the gear rules report
+    position = {key: i for i, key in enumerate(written)}
+    return Gears(gears.option, tuple(tuple(g[position[key]] for key in ordered) for g in gears.values))
+
+
 # --------------------------------------------------------------------------- the generator
 
 
@@ -257,30 +317,12 @@ def build_command(
     profile = resolve_profile(cann, tbl)
     notes: list[str] = []
 
-    requested = [(o, s) for o, s in (("--dynamic_batch_size", dynamic_batch),
-                                      ("--dynamic_image_size", dynamic_image_size),
-                                      ("--dynamic_dims", dynamic_dims)) if s is not None]
-    if len(requested) > 1:
-        names = ", ".join(o for o, _ in requested)
-        raise AtcRuleError(Problem(requested[1][0], f"{names} are mutually exclusive; pick one", "E10009",
-                                   "gear-rule"))
-    gears = _gears(*requested[0]) if requested else None
-
-    user = {e.name: e for e in _user_entries(model, input_shapes)}
-    entries: list[ShapeEntry] = []
-    for item in model_inputs(model):
-        if item.name in user:
-            entries.append(user[item.name])
-            continue
-        if item.dims is None:
-            raise UsageError(
-                f"input '{item.name}' has no shape in the model; ATC would read it as a scalar: give its shape "
-                "with --input-shape")
-        entries.append(ShapeEntry(item.name, item.atc_dims))
-    for entry in entries:
-        if ";" in (entry.name or ""):
-            raise UsageError(f"input '{entry.name}' contains ';', which --input_shape cannot express (ATC splits "
-                             "entries on ';'); rename the input")
+    asked = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
+    entries = input_entries(model, input_shapes)
+    gears = gears_in_graph_order(model, input_shapes, asked)
+    if gears != asked:
+        notes.append(f"--dynamic_dims values reordered to follow the inputs in graph order, as --input_shape lists "
+                     f"them: {asked.text()} -> {gears.text()}")  # type: ignore[union-attr]
 
     if gears is not None:
         problems = check_gear_count(gears, soc_info, tbl) + check_gears_against_shape(gears, entries)
@@ -304,7 +346,7 @@ def build_command(
         f"--soc_version={soc_info.name}",
         f"--input_format={input_format}",
     ]
-    if user or gears is not None or any(e.minus_one_axes or e.has_range for e in entries):
+    if entries:  # always: it records the shape the .om is built for (scalars are written 'name:')
         argv.append(f"--input_shape={format_input_shape(entries)}")
     if gears is not None:
         argv.append(f"{gears.option}={gears.text()}")
@@ -317,12 +359,18 @@ def build_command(
     return AtcCommand(tuple(argv), tuple(notes), tuple(entries))
 
 
-def command_for_report(report: "Report") -> AtcCommand | None:
-    """The atc command for a checked model and its target, or None when none can be written
-    (no model in the report, or a request ATC would reject, such as dynamic inputs on Ascend310)."""
+GEAR_KEYWORDS = {"--dynamic_batch_size": "dynamic_batch", "--dynamic_image_size": "dynamic_image_size",
+                 "--dynamic_dims": "dynamic_dims"}
+
+
+def command_for_report(report: "Report", gears: Gears | None = None) -> AtcCommand | None:
+    """The atc command for a checked model and its target (with ``gears``, the gear option too), or
+    None when none can be written (no model in the report, or a request ATC would reject, such as
+    dynamic inputs on Ascend310)."""
     ctx = report.context
     if ctx is None:
         return None
+    extra = {GEAR_KEYWORDS[gears.option]: gears.text()} if gears is not None else {}
     try:
         return build_command(
             ctx.model,
@@ -331,6 +379,7 @@ def command_for_report(report: "Report") -> AtcCommand | None:
             input_shapes=dict(report.input_shapes) or None,
             precision_mode=report.target.precision_mode,
             cann=report.target.profile.id,
+            **extra,
         )
     except AtcCheckError:
         return None

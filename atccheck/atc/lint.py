@@ -169,6 +169,11 @@ def _atc_commands(commands: list[Command], out: _Collector) -> list[tuple[list[W
         while end in (";", "&", "|", "&&", "||") and j < len(commands):
             following = commands[j]
             first = following.words[0].text if following.words else ""
+            if end == "&" and _redirection_cut(words, following):  # '2>&1', '&> log': the '&' belongs to it
+                words = _join_redirection(words, following)
+                end = following.end
+                j += 1
+                continue
             if not (first.startswith("--") or _LOOKS_LIKE_VALUE.match(first)):
                 break
             cut = words[-1].text if words else ""
@@ -198,9 +203,54 @@ def _atc_commands(commands: list[Command], out: _Collector) -> list[tuple[list[W
                 words.extend(following.words)
             end = following.end
             j += 1
-        found.append((words, command.line))
+        found.append((_without_redirections(words), command.line))
         i = j
     return found
+
+
+# A shell redirection word: '>', '>>', '2>', '<', '>|', '2>&1', '&>log', '>atc.log', ... (POSIX 2.7).
+# A whole-word '<name>' is left alone: it is a placeholder the value checks report.
+_REDIRECTION = re.compile(r"^(?:[0-9]*(?:>>|>&|>\||<&|<>|>|<)|&>>?)")
+_FD_TARGET = re.compile(r"^(?:[0-9]+-?|-)$")
+
+
+def _is_redirection(word: Word) -> bool:
+    return not word.quoted and bool(_REDIRECTION.match(word.text)) and not _ANGLE.fullmatch(word.text)
+
+
+def _redirection_cut(words: list[Word], following: Command) -> bool:
+    """The shell split at the '&' of '2>&1' or '&>': the text before ends in '>' / '<', or the
+    text after starts with '>'. Either way the redirection, and the atc command, go on."""
+    if not following.words or following.words[0].quoted:
+        return False
+    first = following.words[0].text
+    if words and _is_redirection(words[-1]) and words[-1].text.endswith((">", "<")):
+        return bool(_FD_TARGET.match(first))
+    return first.startswith(">")
+
+
+def _join_redirection(words: list[Word], following: Command) -> list[Word]:
+    first = following.words[0]
+    if words and _is_redirection(words[-1]) and words[-1].text.endswith((">", "<")) and _FD_TARGET.match(first.text):
+        last = words[-1]
+        return [*words[:-1], Word(last.text + "&" + first.text, last.raw + "&" + first.raw), *following.words[1:]]
+    return [*words, Word("&" + first.text, "&" + first.raw), *following.words[1:]]
+
+
+def _without_redirections(words: list[Word]) -> list[Word]:
+    """The words ATC receives: the shell takes redirections (and their targets) out of argv."""
+    kept: list[Word] = []
+    target_next = False
+    for word in words:
+        if target_next:
+            target_next = False
+            continue
+        if _is_redirection(word):
+            operator = _REDIRECTION.match(word.text)
+            target_next = operator is not None and operator.end() == len(word.text) and not word.text.endswith("&")
+            continue
+        kept.append(word)
+    return kept
 
 
 # --------------------------------------------------------------------------- ATC's option parser
@@ -442,6 +492,14 @@ def _check_enums(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo]
                     f"flag 'precision_mode_v2'\"", hint="use --precision_mode with the matching v1 value",
                     source=OPTIONS_TABLE)
             continue
+        if info.relevance == "removed" and not _removal_applies(info, profile):
+            out.add("flag-not-for-onnx", occurrence.flag,
+                    f"{occurrence.flag}: {info.note or 'removed'} That holds for {info.source}; the facts do not "
+                    f"record it as removed in CANN {profile.id}, an earlier release, where it may still be "  # type: ignore[union-attr]
+                    "accepted",
+                    hint=f"check 'atc --help' of your release; from the release that removed it on, drop "
+                    f"{occurrence.flag}", severity=Severity.INFO, atc_error=None, source=info.source)
+            continue
         if info.relevance in ("not_for_onnx", "removed"):
             removed = info.relevance == "removed"
             out.add("flag-not-for-onnx", occurrence.flag,
@@ -457,6 +515,21 @@ def _check_enums(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo]
             out.add("invalid-flag-value", occurrence.flag,
                     f"'{occurrence.value}' is not a value of {occurrence.flag} (values: {', '.join(info.allowed)})",
                     hint=f"use one of: {', '.join(info.allowed)}", atc_error=info.value_error, source=info.source)
+
+
+def _removal_applies(info: FlagInfo, profile: "Profile | None") -> bool:
+    """Whether a flag's 'removed' fact covers the target release.
+
+    The option table describes CANN 9.0 and the open-source GE tree (atc_options.json
+    ``baseline``); a removal recorded from that tree (``hicann/...`` source) without a
+    version note holds for the profiles built on the same source generation (``mapping_from``
+    ``hicann-*``: 8.0, 9.0), not for the releases before it (5.0, 6.0: ``canndev-2022``), where
+    the facts are silent (``--auto_tune_mode`` was an ATC flag of those releases).
+    """
+    if profile is None:
+        return True
+    origin = info.source.split("/", 1)[0]
+    return profile.mapping_from.split("-", 1)[0] == origin
 
 
 def _check_framework_format(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo], onnx_model: bool) -> None:
@@ -510,7 +583,14 @@ def _known_invalid_soc(value: str, entries: Sequence[str]) -> str | None:
     return None
 
 
-def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables") -> "Soc | None":
+def _release_of_remark(remark: str) -> str | None:
+    """The CANN release an invalid-name entry's remark ties the name to ("... in very early CANN 5.0
+    material"), or None."""
+    match = re.search(r"CANN (\d+\.\d+)", remark)
+    return match.group(1) if match else None
+
+
+def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables", profile: "Profile | None" = None) -> "Soc | None":
     occurrence = cmd.last("--soc_version")
     if occurrence is None or occurrence.value is None or occurrence.has_expansion or not occurrence.value:
         return None
@@ -530,6 +610,15 @@ def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables") -> "Soc | Non
     if value.lower() in by_lower:
         reason = f"--soc_version is case-sensitive: write {by_lower[value.lower()]}"
     elif (remark := _known_invalid_soc(value, tbl.atc_options_extra.get("soc_version_not_valid", ()))) is not None:
+        if profile is not None and _release_of_remark(remark) == profile.id:
+            # an earlier name of the release the command targets: the facts cannot tell, so no error
+            out.add("invalid-soc-version", "--soc_version",
+                    f"'{value}' is not a current --soc_version, but the facts record it for CANN {profile.id}: "
+                    f"{remark}; that release's ATC may accept it, and atccheck checks no chip facts for it",
+                    hint="if ATC rejects it, use the current name ('atccheck targets' lists them)", atc_error=None,
+                    severity=Severity.WARNING, source=OPTIONS_TABLE + " soc_versions.not_valid_for_atc",
+                    data={"value": value, "suggestions": near})
+            return None
         reason = f"not an ATC target: {remark}"
     elif re.fullmatch(r"(?i)ascend", value):
         reason = "'Ascend' alone names no chip: append the model, e.g. Ascend310P3 (see 'npu-smi info')"
@@ -581,6 +670,13 @@ def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto |
             _shape_problems_to_findings(name_problems, out)
             if problems or name_problems:
                 return  # what follows would only restate the same mistake
+    elif occurrence is not None and occurrence.value is not None and model is not None:
+        # '${bs}' in the dims hides the sizes, not the names: a wrong name is still E10016
+        named = [ShapeEntry(name, ()) for name in _names_around_expansions(occurrence.value.strip('"'))]
+        name_problems = [p for p in check_names_and_ranks(named, model) if p.kind == "input-name"]
+        _shape_problems_to_findings(name_problems, out)
+        if name_problems:
+            return
     gear_flags = [f for f in GEAR_FLAGS if cmd.has(f)]
     if len(gear_flags) > 1:
         out.add("gear-rule", gear_flags[1], f"{', '.join(gear_flags)} are mutually exclusive", hint="keep one",
@@ -611,6 +707,18 @@ def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto |
                 _shape_problems_to_findings(check_gears_against_shape(gears, _complete(entries, model)), out)
     elif entries:
         _shape_problems_to_findings(check_dynamic_mode(_complete(entries, model), soc, profile), out)
+
+
+def _names_around_expansions(value: str) -> list[str]:
+    """The input names of an --input_shape value whose dims hold shell expansions; names that
+    are themselves expansions (or a positional value) give nothing to check."""
+    names = []
+    for part in value.split(";"):
+        name, colon, _ = part.rpartition(":")
+        name = name.strip()
+        if colon and name and "$" not in name and "`" not in name:
+            names.append(name)
+    return names
 
 
 def _complete(entries: list[ShapeEntry], model: "onnx.ModelProto | None") -> list[ShapeEntry]:
@@ -702,7 +810,7 @@ def lint_command(
         named = cmd.value("--model") or ""
         _check_framework_format(cmd, out, flags, onnx_model or named.endswith(".onnx"))
         _check_output(cmd, out)
-        chip = _check_soc(cmd, out, tbl) or fallback_soc
+        chip = _check_soc(cmd, out, tbl, profile) or fallback_soc
         _check_shapes(cmd, out, model, chip, profile, tbl)
         _check_precision(cmd, out, chip, tbl)
         _check_model_path(cmd, out, model_path)

@@ -266,6 +266,37 @@ def check_gears_against_shape(gears: Gears, entries: Sequence[ShapeEntry]) -> li
     return problems
 
 
+def gear_label(gears: Gears, gear: tuple[int, ...]) -> str:
+    """One gear as the option's value writes it: ``4`` (batch), ``224,224`` (image size), ``1,128`` (dims)."""
+    return ",".join(str(v) for v in gear)
+
+
+def gear_shapes(gears: Gears, entries: Sequence[ShapeEntry]) -> list[tuple[str, dict[str, tuple[int, ...]]]]:
+    """The static input shapes ATC compiles for each gear, as ``(gear label, name -> dims)``.
+
+    With a gear option ATC builds one static graph per gear: every -1 axis 0 takes the batch
+    size (--dynamic_batch_size), the -1 H and W axes take the gear's height and width
+    (--dynamic_image_size), or the -1 axes, in --input_shape order, take the gear's values one
+    by one (--dynamic_dims). Call it only after :func:`check_gears_against_shape` found nothing.
+    """
+    result = []
+    for gear in gears.values:
+        values = iter(gear)
+        shapes: dict[str, tuple[int, ...]] = {}
+        for entry in entries:
+            dims = [d if isinstance(d, int) else -1 for d in entry.dims]  # no ranges with gears (E10040)
+            for axis in entry.minus_one_axes:
+                if gears.option == "--dynamic_batch_size":
+                    dims[axis] = gear[0]
+                elif gears.option == "--dynamic_image_size":
+                    dims[axis] = gear[axis - 2]
+                else:
+                    dims[axis] = next(values)
+            shapes[entry.name or ""] = tuple(dims)
+        result.append((gear_label(gears, gear), shapes))
+    return result
+
+
 def check_dynamic_mode(entries: Sequence[ShapeEntry], soc: Soc | None, profile: Profile | None) -> list[Problem]:
     """-1 or ranges without a gear option mean dynamic-shape compilation: chip and release must allow it."""
     problems: list[Problem] = []

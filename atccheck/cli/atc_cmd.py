@@ -42,8 +42,8 @@ def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_
     """Print the atc command that converts MODEL for --soc, or lint an existing one.
 
     The command always has --framework=5, --model, --output (a base name), --soc_version in
-    ATC's spelling and --input_format; --input_shape lists every real input in graph order when
-    an input is dynamic, shapes are given or gears are asked for. Requests ATC would reject
+    ATC's spelling, --input_format and --input_shape (every real input in graph order, static
+    models too: it records the shape the .om is built for). Requests ATC would reject
     (gear rules, -1 on Ascend310/310B, bf16 on chips without it) exit 2 naming ATC's error code.
 
     With --lint/--lint-file, each defect of the command (unknown or glued flags, a space after

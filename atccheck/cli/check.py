@@ -101,14 +101,24 @@ def exit_code(reports: Sequence["Report"], unchecked: Sequence[Any], fail_on: st
 @click.option("--write-baseline", "write_baseline_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
               help="Record every finding of this run in FILE (and exit 0 unless a model could not be checked).")
 @click.option("-v", "--verbose", is_flag=True, help="List every node and the source of each fact (text format).")
+@click.option("--dynamic-batch", metavar="B1,B2,...",
+              help='Batch gears, as atc --dynamic_batch_size: "1,2,4,8"; each gear is checked as a static model.')
+@click.option("--dynamic-image-size", metavar='"H,W;H,W"',
+              help='Image-size gears, as atc --dynamic_image_size: "224,224;448,448".')
+@click.option("--dynamic-dims", metavar='"D,..;D,.."',
+              help="Gears for every -1 of --input-shape in order, as atc --dynamic_dims.")
 @error_boundary
-def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_file, verbose, **params):
+def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_file, verbose, dynamic_batch,
+                  dynamic_image_size, dynamic_dims, **params):
     """Check MODELS (.onnx files, or folders searched for them) for ATC conversion to each --soc.
 
     Loads each graph once without reading external weights, infers shapes, and checks every
     op, opset, attribute, dtype and size against each chip's support tables. Several --soc
-    give a model x chip matrix; a folder gives every .onnx below it.
+    give a model x chip matrix; a folder gives every .onnx below it. With a gear option
+    (--dynamic-batch, --dynamic-image-size, --dynamic-dims; -1 in --input-shape or a symbolic
+    dim marks the gear axes) each gear is checked as the static model ATC builds for it.
     """
+    from atccheck.atc.command import GEAR_KEYWORDS, resolve_gears
     from atccheck.baseline import compare, load_baseline, write_baseline
     from atccheck.batch import check_models, discover, summary_table
     from atccheck.emit import render
@@ -132,6 +142,14 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
             if note:
                 click.echo(f"atccheck: note: {note}", err=True)
     baseline = load_baseline(baseline_file) if baseline_file else None
+    gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
+
+    def gears_for(model: str):
+        """The command line's gear option for every model, else the model's input-shapes entry's."""
+        if gears is not None:
+            return gears
+        option = settings.gears_for(model)
+        return resolve_gears(**{GEAR_KEYWORDS[option[0]]: option[1]}) if option else None
 
     paths, unchecked = discover(models)
     workers = (os.cpu_count() or 1) if jobs == 0 else jobs
@@ -150,6 +168,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
             jobs=workers,
             keep_context=keep_context,
             on_done=advance,
+            gears_for=gears_for,
         )
     reports = [settings.apply(r) for r in result.reports]
     unchecked = [*unchecked, *result.unchecked]

@@ -118,7 +118,7 @@ def config_command(models, fmt, **params):
         doc = {
             "config_file": str(settings.config_path) if settings.config_path else None,
             "settings": {key: {"value": value, "from": origin} for key, value, origin in rows},
-            "models": [{"model": m, "input_shapes": s} for m, s in shapes.items()],
+            "models": [{"model": m, "input_shapes": s, "gears": _gears_text(settings, m)} for m, s in shapes.items()],
         }
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
@@ -140,4 +140,11 @@ def config_command(models, fmt, **params):
         click.echo("")
         click.echo("# input shapes per model:")
         for model, text in shapes.items():
-            click.echo(f"#   {model}: {text or 'none (as in the model)'}")
+            gears = _gears_text(settings, model)
+            click.echo(f"#   {model}: {text or 'none (as in the model)'}" + (f", {gears}" if gears else ""))
+
+
+def _gears_text(settings: "Settings", model: str) -> str | None:
+    """The gear option a model gets from its input-shapes entry, as atc writes it."""
+    option = settings.gears_for(model)
+    return f"{option[0]}={option[1]}" if option else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Mapping, Union
+from typing import TYPE_CHECKING, Iterable, Mapping, Union
 
 from atccheck.errors import UsageError
 from atccheck.model.graph import subgraphs
@@ -64,6 +64,9 @@ class ShapeIndex:
 
     values: dict[str, TensorInfo] = field(default_factory=dict)
     error: str | None = None  # why inference failed or was partial, if it did
+    # The given input shapes contradict the graph (strict inference fails with them and passes
+    # without them): one line naming the inputs and the node.
+    contradiction: str | None = None
 
     def get(self, name: str) -> TensorInfo | None:
         return self.values.get(name)
@@ -179,6 +182,7 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
                 shape.dim.add().dim_value = d
     if shapes:
         _drop_symbolic_value_info(graph)
+        _forget_output_dims(graph)
     return copy
 
 
@@ -192,6 +196,41 @@ def _drop_symbolic_value_info(graph: "onnx.GraphProto") -> None:
     for node in graph.node:
         for sub in subgraphs(node):
             _drop_symbolic_value_info(sub)
+
+
+STANDARD_DOMAINS = ("", "ai.onnx")
+
+
+def _unknown_dims(graph: "onnx.GraphProto", values: "Iterable[onnx.ValueInfoProto]") -> None:
+    """Make every dim of these values unknown (rank and type stay), except outputs of custom-domain ops."""
+    custom = {out for node in graph.node if node.domain not in STANDARD_DOMAINS for out in node.output}
+    for vi in values:
+        if vi.name in custom or vi.type.WhichOneof("value") != "tensor_type":
+            continue
+        tensor_type = vi.type.tensor_type
+        if tensor_type.HasField("shape"):
+            rank = len(tensor_type.shape.dim)
+            tensor_type.ClearField("shape")
+            for _ in range(rank):
+                tensor_type.shape.dim.add()
+
+
+def _forget_output_dims(graph: "onnx.GraphProto") -> None:
+    """Forget the declared dims of the graph outputs standard ops compute (rank and type stay):
+    inference recomputes them from the given input shapes, as ATC does, instead of keeping an
+    exporter's [1, 1000] against a batch of 8."""
+    _unknown_dims(graph, graph.output)
+
+
+def _forget_declared_dims(graph: "onnx.GraphProto") -> None:
+    """Forget the exporter's dims of values that standard ops compute (outputs and value_info,
+    subgraphs too; rank and type stay), so that strict inference judges the nodes alone: a
+    declared [1, 1000] output must not contradict a batch of 8, which ATC recomputes too.
+    Values of custom-domain ops keep their dims: nothing else can tell them."""
+    _unknown_dims(graph, list(graph.output) + list(graph.value_info))
+    for node in graph.node:
+        for sub in subgraphs(node):
+            _forget_declared_dims(sub)
 
 
 def _set_dims(value_info: "onnx.ValueInfoProto", dims: tuple[int, ...]) -> None:
@@ -233,13 +272,25 @@ def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
     copy = stripped_copy(model, shapes)
     index = ShapeIndex()
     inferred = None
-    for data_prop in (True, False) if _data_prop_safe(copy) else (False,):
+    strict_error: str | None = None
+    data_props = (True, False) if _data_prop_safe(copy) else (False,)
+    if shapes:
+        # Strict first (the same inference; it raises instead of skipping a node), so that given
+        # shapes the graph cannot take are caught; on success it costs nothing extra.
+        try:
+            inferred = onnx.shape_inference.infer_shapes(copy, check_type=False, strict_mode=True,
+                                                         data_prop=data_props[0])
+        except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
+            strict_error = _first_line(exc)
+    for data_prop in data_props if inferred is None else ():
         try:
             inferred = onnx.shape_inference.infer_shapes(copy, check_type=False, strict_mode=False, data_prop=data_prop)
             break
         except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
-            index.error = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            index.error = _first_line(exc)
     _collect(inferred.graph if inferred is not None else copy.graph, index.values)
+    if strict_error is not None:
+        index.contradiction = _find_contradiction(model, copy, shapes, index.values, data_props[0])
     for tensor in model.graph.initializer:
         index.values[tensor.name] = TensorInfo(tensor.data_type, tuple(int(d) for d in tensor.dims))
     return index
@@ -252,3 +303,109 @@ def _data_prop_safe(copy: "onnx.ModelProto") -> bool:
         if len(dims) == 1 and dims[0].dim_value > DATA_PROP_MAX_VECTOR:
             return False
     return True
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _find_contradiction(
+    model: "onnx.ModelProto", copy: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]],
+    values: Mapping[str, TensorInfo], data_prop: bool,
+) -> str | None:
+    """Strict inference failed with the given shapes: is it the shapes' fault?
+
+    Not when it passes once the exporter's declared dims are forgotten (a declared [1, 1000]
+    output against a batch of 8: ATC recomputes those), nor when the graph fails strict
+    inference without the given shapes too (the graph, or onnx's inference, is the cause).
+    Only run on failure, so a consistent model pays nothing for it.
+    """
+    import onnx
+
+    fresh = onnx.ModelProto()
+    fresh.CopyFrom(copy)
+    _forget_declared_dims(fresh.graph)
+    try:
+        onnx.shape_inference.infer_shapes(fresh, check_type=False, strict_mode=True, data_prop=data_prop)
+        return None
+    except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
+        error = _first_line(exc)
+    baseline = stripped_copy(model, {})
+    _forget_declared_dims(baseline.graph)
+    if not _strict_passes(baseline, data_prop):
+        return None
+    return _contradiction(fresh, shapes, values, error)
+
+
+def _strict_passes(copy: "onnx.ModelProto", data_prop: bool) -> bool:
+    import onnx
+
+    try:
+        onnx.shape_inference.infer_shapes(copy, check_type=False, strict_mode=True, data_prop=data_prop)
+    except Exception:
+        return False
+    return True
+
+
+def _contradiction(
+    copy: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]], values: Mapping[str, TensorInfo], error: str
+) -> str:
+    """One line: which given inputs reach which node whose shape inference fails with them."""
+    given = ";".join(f"{n}:" + ",".join(str(d) for d in dims) for n, dims in shapes.items())
+    found = _failing_node(copy, values)
+    if found is None:
+        return f"--input-shape {given} contradicts the graph: shape inference fails ({error})"
+    node, reason = found
+    names = _inputs_reaching(copy.graph, node, shapes) or list(shapes)
+    label = f"'{node.name}' ({node.op_type})" if node.name else f"a {node.op_type} node"
+    shown = ";".join(f"{n}:" + ",".join(str(d) for d in shapes[n]) for n in names)
+    return (f"--input-shape {shown} contradicts the graph at node {label}: {reason}; the model cannot take "
+            f"{'this shape' if len(names) == 1 else 'these shapes'}")
+
+
+def _failing_node(copy: "onnx.ModelProto", values: Mapping[str, TensorInfo]) -> "tuple[onnx.NodeProto, str] | None":
+    """The first top-level node whose own shape inference raises, given the shapes inferred before it."""
+    import onnx
+    from onnx import helper
+
+    opsets = {o.domain or "": o.version for o in copy.opset_import}
+    constants = {t.name: t for t in copy.graph.initializer}
+    for node in copy.graph.node:
+        domain = node.domain if node.domain not in ("", "ai.onnx") else ""
+        try:
+            schema = onnx.defs.get_schema(node.op_type, opsets.get(domain, 1), domain)
+        except Exception:
+            continue  # a custom op: nothing to check it against
+        if any(True for _ in subgraphs(node)):
+            continue  # its body needs the whole-graph inference; the fallback message covers it
+        types = {}
+        for name in node.input:
+            info = values.get(name)
+            if name and info is not None and info.shape is not None:
+                dims = [d if isinstance(d, int) else (d or None) for d in info.shape]
+                types[name] = helper.make_tensor_type_proto(info.elem_type, dims)
+        data = {n: constants[n] for n in node.input if n in constants}
+        try:
+            onnx.shape_inference.infer_node_outputs(schema, node, types, data, opset_imports=list(copy.opset_import),
+                                                    ir_version=copy.ir_version)
+        except Exception as exc:
+            reason = _first_line(exc).replace("[ShapeInferenceError]", "").strip()
+            return node, reason
+    return None
+
+
+def _inputs_reaching(graph: "onnx.GraphProto", node: "onnx.NodeProto", shapes: Mapping[str, tuple[int, ...]]) -> list[str]:
+    """The given inputs the node depends on, in the order they were given."""
+    producer = {out: n for n in graph.node for out in n.output if out}
+    seen: set[str] = set()
+    stack = [name for name in node.input if name]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        upstream = producer.get(name)
+        if upstream is not None:
+            stack.extend(i for i in upstream.input if i)
+    return [name for name in shapes if name in seen]

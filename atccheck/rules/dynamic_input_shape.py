@@ -14,9 +14,15 @@ from atccheck.rules.base import Rule, register
 PARSE_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc (ParseInput)"
 CHECK_SOURCE = "hicann/ge@ffdcbc9f7:api/atc/omg.cc (CheckInputShapeNode)"
 GEAR_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc; shared/reference/notes/atc_cli.md rules 13-15"
+DYNAMIC_SOURCE = ("shared/reference/notes/cann_source.md section 5 (-1 without a gear option: a dynamic-shape model); "
+                  "atc_options.json --input_shape")
 
+# Example sizes for the hints (not facts: a user puts their own): one triple per kind of axis,
+# the first for a static --input-shape, all three as gears.
+BATCH_SIZES = (1, 4, 8)  # axis 0
+IMAGE_SIZES = (224, 320, 448)  # H and W of a 4-D input (any axis but 0)
+OTHER_SIZES = (128, 256, 512)  # sequence length, time steps, ...
 BATCH_GEARS = "1,2,4,8"
-IMAGE_GEARS = "224,224;448,448"
 
 
 @dataclass(frozen=True)
@@ -27,9 +33,10 @@ class DynamicInput:
     dims: tuple[Dim, ...]
     axes: tuple[int, ...]
 
-    def static_text(self) -> str:
-        """``name:d0,d1`` with every dynamic dim shown as 1."""
-        return f"{self.name}:" + ",".join("1" if a in self.axes else str(d) for a, d in enumerate(self.dims))
+    def static_dims(self, sizes: dict[str, tuple[int, ...]], gear: int = 0) -> list[int]:
+        """The dims with every dynamic axis at its example size (``gear``-th of its triple)."""
+        return [example_sizes(self, a, sizes)[gear] if a in self.axes else int(d)  # type: ignore[arg-type]
+                for a, d in enumerate(self.dims)]
 
     def gear_text(self) -> str:
         """``name:d0,d1`` with every dynamic dim written -1 (gear form)."""
@@ -60,17 +67,26 @@ class DynamicInputShape(Rule):
     without ``--input-shape``.
 
     ## Fix
-    Give static dims (``--input-shape "x:1,3,224,224"``, the same string ATC's
-    ``--input_shape`` takes; ``atccheck fix`` runs ``make-inputs-static``), or keep the dims
-    as gears: ``--dynamic_batch_size`` when only axis 0 varies, ``--dynamic_image_size``
-    for H and W of a 4-D input, ``--dynamic_dims`` otherwise (one mechanism per model).
+    Give static dims for every dynamic input in one string (the hint writes one with example
+    sizes, e.g. ``--input-shape "input_ids:1,128;attention_mask:1,128"``, the same string ATC's
+    ``--input_shape`` takes; ``atccheck fix`` runs ``make-inputs-static``), or keep the dims as
+    gears: ``--dynamic_batch_size`` when only axis 0 varies, ``--dynamic_image_size`` for H and W
+    of a 4-D input, ``--dynamic_dims`` otherwise (one mechanism per model); ``atccheck check``
+    takes the same gears (``--dynamic-batch``, ``--dynamic-image-size``, ``--dynamic-dims``) and
+    checks each as the static model ATC builds for it. On chips and releases that compile dynamic
+    shapes (not Ascend310/310B, not CANN 5.0/6.0), -1 kept in ``--input_shape`` without a gear
+    option is a third route: a dynamic-shape model, where every op needs a dynamic-shape kernel or
+    runs on AI CPU; the message says which route the target has.
 
     ## Facts
     Dim reading: hicann/ge parser/parser/onnx/onnx_parser.cc ``ParseInput``. The E10001
     check: hicann/ge api/atc/omg.cc ``CheckInputShapeNode``. Gear rules (E10009, E10018,
     E10019, E10035): hicann/ge compiler/api/aclgrph/option_utils.cc and
     multi_batch_options.cc, as restated in shared/reference/notes/cann_source.md section 5
-    and atc_cli.md rules 10-16.
+    and atc_cli.md rules 10-16. -1 without a gear option as a dynamic-shape model (every op
+    needs a kernel with dynamicShapeSupport, or runs on AI CPU): cann_source.md section 5;
+    chips without it (EZ3002) and releases without it (E10011): atc_options.json
+    ``--input_shape``. The example sizes in the hint are examples, not facts.
     """
 
     code = "AC201"
@@ -106,8 +122,11 @@ class DynamicInputShape(Rule):
                 static[name] = info.shape
         gear_option = _gear_option(dynamic)
         gear_shape = _gear_input_shape(ctx, dynamic, static, scalars)
+        sizes: dict[str, tuple[int, ...]] = {}  # one example per symbol, so shared symbols agree
+        suggested = ";".join(f"{item.name}:" + ",".join(map(str, item.static_dims(sizes))) for item in dynamic)
+        gear_values = _gear_example(gear_option, dynamic, sizes)
         for item in dynamic:
-            yield self._dynamic_finding(ctx, item, gear_option, gear_shape, len(dynamic))
+            yield self._dynamic_finding(ctx, item, gear_option, gear_shape, gear_values, suggested, sizes)
         for name in shapeless:
             yield self.finding(
                 ctx,
@@ -122,36 +141,52 @@ class DynamicInputShape(Rule):
             )
 
     def _dynamic_finding(
-        self, ctx: CheckContext, item: DynamicInput, gear_option: str, gear_shape: str, count: int
+        self, ctx: CheckContext, item: DynamicInput, gear_option: str, gear_shape: str, gear_values: str,
+        suggested: str, sizes: dict[str, tuple[int, ...]],
     ) -> Finding:
         symbols = [_dim_text(item.dims[a]) for a in item.axes]
         axes_text = ", ".join(f"{a} ({s})" for a, s in zip(item.axes, symbols))
-        static_text = item.static_text()
-        gear_values = _gear_example(gear_option, gear_shape)
-        others = " (one option for all dynamic inputs)" if count > 1 else ""
+        soc, profile = ctx.target.soc, ctx.target.profile
         nd = " --input_format=ND" if gear_option == "--dynamic_dims" else ""
+        check_flag = {"--dynamic_batch_size": "--dynamic-batch", "--dynamic_image_size": "--dynamic-image-size",
+                      "--dynamic_dims": "--dynamic-dims"}[gear_option]
+        if not soc.dynamic_shape:
+            route = (f"; a -1 kept without a gear option is dynamic-shape compilation, which {soc.name} does not "
+                     "have (EZ3002)")
+            bare = ""
+        elif not profile.input_shape_ranges:
+            route = f"; CANN {profile.id} takes -1 only with a gear option (E10011)"
+            bare = ""
+        else:
+            route = (f"; a -1 kept in --input_shape without a gear option is the dynamic-shape route, which "
+                     f"{soc.name} has: every op then needs a dynamic-shape kernel or runs on AI CPU (slower than "
+                     "static or gears)")
+            bare = "; or keep -1 for a dynamic-shape build, as the atc command below does"
         hint = (
-            f"fix the dims: --input-shape \"{static_text}\" (dynamic dims shown as 1: put your sizes; atc takes the "
-            f"same string as --input_shape), or keep them as gears{others}: --input_shape=\"{gear_shape}\" "
-            f"{gear_option}=\"{gear_values}\"{nd} (example gears, at least 2)"
+            f"set every dynamic input at once: --input-shape \"{suggested}\" (example sizes: put yours; atc "
+            f"--input_shape takes the same string), or keep them variable with gears: atccheck check "
+            f"{check_flag} \"{gear_values}\" (atc: --input_shape=\"{gear_shape}\" {gear_option}=\"{gear_values}\"{nd}; "
+            f"example gears){bare}"
         )
         fix = fix_catalog.suggest(self.name)
-        fix = FixSuggestion(fix.pass_name, fix.safe, {"input": item.name, "shape": _static_dims(item)})
+        fix = FixSuggestion(fix.pass_name, fix.safe, {"input": item.name, "shape": item.static_dims(sizes)})
         return self.finding(
             ctx,
             f"input '{item.name}' has dynamic dims on axes {axes_text}; ATC reads them as -1 and stops with "
-            "E10001 unless --input_shape fixes them or a gear option is given",
+            f"E10001 unless --input_shape sets them (static sizes, or -1 with a gear option){route}",
             hint=hint,
-            source=f"{PARSE_SOURCE}; {CHECK_SOURCE}; {GEAR_SOURCE}",
+            source=f"{PARSE_SOURCE}; {CHECK_SOURCE}; {GEAR_SOURCE}; {DYNAMIC_SOURCE}",
             atc_error="E10001",
             fix=fix,
             data={
                 "input": item.name,
                 "axes": list(item.axes),
                 "dim_params": [item.dims[a] if isinstance(item.dims[a], str) else None for a in item.axes],
-                "suggested_input_shape": static_text,
+                "suggested_input_shape": suggested,
                 "gear_option": gear_option,
                 "gear_input_shape": gear_shape,
+                "gear_values": gear_values,
+                "dynamic_shape_route": bool(bare),
             },
         )
 
@@ -164,8 +199,19 @@ def _dim_text(dim: Dim) -> str:
     return "unset"
 
 
-def _static_dims(item: DynamicInput) -> list[int]:
-    return [1 if a in item.axes else int(d) for a, d in enumerate(item.dims)]  # type: ignore[arg-type]
+def example_sizes(item: DynamicInput, axis: int, sizes: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+    """Example sizes for one dynamic axis; a symbol keeps the sizes it got first, so that inputs
+    sharing it (input_ids and attention_mask on 'sequence') get the same ones."""
+    if axis == 0:
+        kind = BATCH_SIZES
+    elif len(item.dims) == 4:  # H or W, channels first or last
+        kind = IMAGE_SIZES
+    else:
+        kind = OTHER_SIZES
+    symbol = item.dims[axis]
+    if isinstance(symbol, str):
+        return sizes.setdefault(symbol, kind)
+    return kind
 
 
 def _gear_option(dynamic: list[DynamicInput]) -> str:
@@ -199,10 +245,15 @@ def _gear_input_shape(
     return ";".join(parts)
 
 
-def _gear_example(option: str, gear_shape: str) -> str:
+def _gear_example(option: str, dynamic: list[DynamicInput], sizes: dict[str, tuple[int, ...]]) -> str:
+    """Example gears: batch sizes, image sizes, or for --dynamic_dims one value per -1 in
+    --input_shape order, each gear taking the next size of every axis's example triple."""
     if option == "--dynamic_batch_size":
         return BATCH_GEARS
     if option == "--dynamic_image_size":
-        return IMAGE_GEARS
-    count = sum(part.rpartition(":")[2].split(",").count("-1") for part in gear_shape.split(";"))
-    return ";".join(",".join([str(v)] * count) for v in (1, 2))
+        return ";".join(f"{size},{size}" for size in IMAGE_SIZES[::2])
+    gears = []
+    for gear in range(len(OTHER_SIZES)):
+        values = [example_sizes(item, a, sizes)[gear] for item in dynamic for a in item.axes]
+        gears.append(",".join(map(str, values)))
+    return ";".join(gears)

@@ -42,9 +42,17 @@ def test_static_convnet():
     cmd = build_command(sample("convnet_clean"), "models/convnet_clean.onnx", "Ascend310P3")
     assert cmd.line == (
         "atc --framework=5 --model=models/convnet_clean.onnx --output=models/convnet_clean "
-        "--soc_version=Ascend310P3 --input_format=NCHW"
+        "--soc_version=Ascend310P3 --input_format=NCHW --input_shape=\"image:1,3,64,64\""
     )
     assert cmd.notes == ()
+
+
+def test_static_model_states_its_input_shape():
+    """--input_shape is written for a static model too: it records the shape the .om is built for."""
+    node = onnx.helper.make_node("Add", ["a", "s"], ["y"])
+    model = make_model([node], [tensor_input("a", [2, 3]), tensor_input("s", [])], [tensor_input("y", [2, 3])])
+    cmd = build_command(model, "m.onnx", "Ascend310")
+    assert cmd.option("--input_shape") == "a:2,3;s:"  # a scalar is 'name:' (atc_cli.md rule 10)
 
 
 def test_dynamic_batch_convnet():
@@ -98,7 +106,7 @@ def test_video_5d_uses_ncdhw():
     cmd = build_command(sample("video_conv3d"), "models/video_conv3d.onnx", "Ascend910B3")
     assert cmd.line == (
         "atc --framework=5 --model=models/video_conv3d.onnx --output=models/video_conv3d "
-        "--soc_version=Ascend910B3 --input_format=NCDHW"
+        "--soc_version=Ascend910B3 --input_format=NCDHW --input_shape=\"clip:1,3,8,32,32\""
     )
 
 
@@ -331,3 +339,17 @@ def test_dollar_and_quotes_are_single_quoted():
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30))
 def test_any_value_round_trips_through_the_shell(value):
     assert shlex.split(f"--input_shape={quote_value(value)}") == [f"--input_shape={value}"]
+
+
+def test_dynamic_dims_keep_their_meaning_when_inputs_are_given_out_of_graph_order():
+    """--dynamic_dims values fill the -1s in --input_shape order (option_utils.cc); the command
+    lists inputs in graph order, so the values of each gear move with their input."""
+    nodes = [onnx.helper.make_node("Relu", ["a"], ["ya"]), onnx.helper.make_node("Relu", ["b"], ["yb"])]
+    model = make_model(nodes, [tensor_input("a", ["n", 4]), tensor_input("b", ["m"])],
+                       [tensor_input("ya", ["n", 4]), tensor_input("yb", ["m"])])
+    cmd = build_command(model, "m.onnx", "Ascend310", input_shapes="b:-1;a:-1,4", dynamic_dims="2,1;8,4")
+    assert cmd.option("--input_shape") == "a:-1,4;b:-1"
+    assert cmd.option("--dynamic_dims") == "1,2;4,8"
+    assert any("reordered" in n for n in cmd.notes)
+    same = build_command(model, "m.onnx", "Ascend310", input_shapes="a:-1,4;b:-1", dynamic_dims="1,2;4,8")
+    assert same.option("--dynamic_dims") == "1,2;4,8" and not any("reordered" in n for n in same.notes)

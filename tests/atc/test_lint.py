@@ -338,3 +338,55 @@ def test_stray_word_hint_names_the_flag_written_just_before_it():
                "--output=out --soc_version=Ascend310P3")
     found = only(lint(command), "stray-word")
     assert "--input_shape" in found[0].hint and "--soc_version" not in found[0].hint
+
+
+# --------------------------------------------------------------------------- published commands
+
+
+@pytest.mark.parametrize("redirect", [
+    "> atc.log 2>&1", ">atc.log 2>&1", "&> atc.log", ">> atc.log", "2>/dev/null", "2>&1 | tee atc.log",
+    "1>out.txt 2> err.txt",
+])
+def test_shell_redirections_are_not_stray_words(redirect):
+    """The shell takes redirections out of argv (POSIX shell 2.7): ATC never sees them."""
+    result = lint(GOOD + " " + redirect)
+    assert result.findings == (), [f.message for f in result.findings]
+    assert result.commands[0].argv[-1] == '--input_shape=image:1,3,64,64'
+
+
+def test_a_quoted_angle_bracket_is_still_a_stray_word():
+    result = lint(GOOD + ' ">" atc.log')
+    assert {f.data["word"] for f in only(result, "stray-word")} == {">", "atc.log"}
+
+
+def test_auto_tune_mode_is_removed_only_where_the_facts_say_so():
+    """atc_options.json --auto_tune_mode: rejected (E10060) by hicann/ge@ffdcbc9f7 main_impl.cc, the
+    source the 8.0/9.0 profiles are built on; nothing records its removal in CANN 5.0/6.0."""
+    text = GOOD + " --auto_tune_mode=RL"
+    (f,) = only(lint(text, cann="8.0"), "flag-not-for-onnx")
+    assert f.severity.value == "error" and f.atc_error == "E10060"
+    for cann in ("5.0", "6.0"):
+        (f,) = only(lint(text, cann=cann), "flag-not-for-onnx")
+        assert f.severity.value == "info" and f.atc_error is None
+        assert f"CANN {cann}" in f.message and "may still be accepted" in f.message
+
+
+def test_ascend710_is_not_an_error_under_cann_50():
+    """atc_options.json soc_versions.not_valid_for_atc: 'Ascend710 (pre-rename name of Ascend310P in very
+    early CANN 5.0 material - unverified here)': a warning for 5.0, an invalid name for later releases."""
+    text = GOOD.replace("Ascend310P3", "Ascend710")
+    (f,) = only(lint(text, cann="5.0"), "invalid-soc-version")
+    assert f.severity.value == "warning" and "CANN 5.0" in f.message
+    (f,) = only(lint(text, cann="8.0"), "invalid-soc-version")
+    assert f.severity.value == "error"
+
+
+def test_a_placeholder_in_the_dims_keeps_the_input_name_check():
+    """atc_cli.md rule 10: names must be graph inputs (E10016), whatever the dims hold."""
+    wrong = GOOD.replace('"image:1,3,64,64"', '"input_0:${bs},3,64,64"')
+    (f,) = only(lint(wrong), "input-name-not-in-model")
+    assert f.atc_error == "E10016" and "input_0" in f.message
+    right = lint(GOOD.replace('"image:1,3,64,64"', '"image:${bs},3,64,64"'))
+    assert [f.name for f in right.findings] == ["unresolved-placeholder"]
+    named_by_variable = lint(GOOD.replace('"image:1,3,64,64"', '"${name}:1,3,64,64"'))
+    assert "input-name-not-in-model" not in [f.name for f in named_by_variable.findings]

@@ -210,3 +210,24 @@ def test_the_legacy_ascend910b_name_gets_a_note_naming_the_910b_series(workdir):
     assert result.exit_code == 0
     assert "atccheck: note: Ascend910B is a chip of the" in result.stderr and "Ascend910B3" in result.stderr
     assert "Ascend910B" in result.stdout and "note:" not in result.stdout
+
+
+# --------------------------------------------------------------------------- gears
+
+
+def test_gear_options_check_each_gear_and_print_them_in_the_atc_command(workdir):
+    onnx.save(single_op_model("Relu", [["batch", 3]], ["batch", 3], opset=13), workdir / "dyn.onnx")
+    plain = run("dyn.onnx", "--soc", "Ascend310")
+    assert plain.exit_code == 1 and "AC201" in plain.output
+    geared = run("dyn.onnx", "--soc", "Ascend310", "--dynamic-batch", "1,2,4,8")
+    assert geared.exit_code == 0, geared.output
+    assert '--input_shape="x0:-1,3" --dynamic_batch_size="1,2,4,8"' in geared.output
+
+
+def test_gear_misuse_exits_2_with_atc_code(workdir):
+    onnx.save(single_op_model("Relu", [["batch", 3]], ["batch", 3], opset=13), workdir / "dyn.onnx")
+    result = run("dyn.onnx", "--soc", "Ascend310", "--dynamic-batch", "4")
+    assert result.exit_code == 2
+    assert "E10035" in result.output
+    both = run("dyn.onnx", "--soc", "Ascend310", "--dynamic-batch", "1,2", "--dynamic-dims", "1;2")
+    assert both.exit_code == 2 and "E10009" in both.output

@@ -27,16 +27,16 @@ def test_fires_once_per_input_with_axes_and_dim_params():
     assert f.severity.value == "error" and f.atc_error == "E10001"
     assert f.data["axes"] == [0, 2, 3]
     assert f.data["dim_params"] == ["batch", "h", "w"]
-    assert f.data["suggested_input_shape"] == "x:1,3,1,1"
-    assert "x:1,3,1,1" in f.hint and "shown as 1" in f.hint
+    assert f.data["suggested_input_shape"] == "x:1,3,224,224"  # example sizes: batch 1, an image of 224
+    assert '--input-shape "x:1,3,224,224"' in f.hint and "example sizes" in f.hint
     assert f.fix.pass_name == "make-inputs-static" and f.fix.safe is True
-    assert f.fix.params["shape"] == [1, 3, 1, 1]
+    assert f.fix.params["shape"] == [1, 3, 224, 224]
 
 
 def test_the_suggested_shape_makes_the_finding_go_away():
     model = relu_model(["batch", 3, "h", "w"])
     suggested = findings(check(model, soc="Ascend310"))[0].data["suggested_input_shape"]
-    assert parse_input_shapes(suggested) == {"x": (1, 3, 1, 1)}
+    assert parse_input_shapes(suggested) == {"x": (1, 3, 224, 224)}
     assert findings(check(model, soc="Ascend310", input_shapes=suggested)) == []
 
 
@@ -79,6 +79,49 @@ def test_one_gear_mechanism_for_all_inputs_and_scalars_listed():
     assert [f.data["input"] for f in found] == ["a", "b"]
     assert {f.data["gear_option"] for f in found} == {"--dynamic_dims"}
     assert found[0].data["gear_input_shape"] == "a:-1,8;b:-1,-1;s:"
+
+
+def test_one_input_shape_string_for_all_inputs_with_shared_symbols_agreeing():
+    """A user pasting the hint fixes every input at once (not input_ids alone, then attention_mask)."""
+    nodes = [helper.make_node("Add", ["ids", "mask"], ["y"], name="add")]
+    model = make_model(nodes, [tensor_input("ids", ["batch", "seq"]), tensor_input("mask", ["batch", "seq"])],
+                       [tensor_input("y", ["batch", "seq"])])
+    found = findings(check(model, soc="Ascend310P3"))
+    assert {f.data["suggested_input_shape"] for f in found} == {"ids:1,128;mask:1,128"}
+    assert '--input-shape "ids:1,128;mask:1,128"' in found[1].hint
+    assert findings(check(model, soc="Ascend310P3", input_shapes=found[0].data["suggested_input_shape"])) == []
+
+
+def test_example_gears_are_realistic_and_valid_for_atc():
+    """Gears look like real sizes (not 1,1;2,2) and pass ATC's gear rules as atccheck checks them."""
+    nodes = [helper.make_node("Add", ["ids", "mask"], ["y"], name="add")]
+    model = make_model(nodes, [tensor_input("ids", ["batch", "seq"]), tensor_input("mask", ["batch", "seq"])],
+                       [tensor_input("y", ["batch", "seq"])])
+    f = findings(check(model, soc="Ascend310"))[0]
+    assert f.data["gear_values"] == "1,128,1,128;4,256,4,256;8,512,8,512"
+    assert '--dynamic-dims "1,128,1,128;4,256,4,256;8,512,8,512"' in f.hint
+    geared = check(model, soc="Ascend310", dynamic_dims=f.data["gear_values"])
+    assert findings(geared) == [] and geared.atc_command is not None
+    image = findings(check(relu_model([1, 3, "h", "w"]), soc="Ascend310"))[0]
+    assert image.data["gear_values"] == "224,224;448,448"
+
+
+def test_no_bare_minus_one_command_under_the_error_where_it_stops_atc():
+    """Ascend310 and CANN 6.0 refuse -1 without gears: no atc command with a bare -1 is printed, and the
+    message says so; on Ascend310P3 (CANN 8.0) the message names -1 as the dynamic-shape route and its cost."""
+    model = relu_model(["batch", 3, 8, 8])
+    for soc, cann in (("Ascend310", "8.0"), ("Ascend310P3", "6.0")):
+        report = check(model, soc=soc, cann=cann)
+        assert report.atc_command is None
+        f = findings(report)[0]
+        assert f.data["dynamic_shape_route"] is False
+        assert ("EZ3002" in f.message) if soc == "Ascend310" else ("E10011" in f.message)
+    report = check(model, soc="Ascend310P3", cann="8.0")
+    f = findings(report)[0]
+    assert report.atc_command.option("--input_shape") == "x:-1,3,8,8"
+    assert f.data["dynamic_shape_route"] is True
+    assert "dynamic-shape route" in f.message and "AI CPU" in f.message
+    assert "dynamic-shape build, as the atc command below does" in f.hint
 
 
 def test_inputs_named_in_input_shape_are_left_to_dynamic_shape_unsupported():
