@@ -768,6 +768,11 @@ PARTITIONED_CALL_MEMBERS = [
     {"op": "ConvTranspose", "profiles": ALL_PROFILES, "by": "kernel_rank",
      "choices": {"1": ["Conv2DTranspose"], "2": ["Conv2DTranspose"], "3": ["Conv3DTranspose"]},
      "source": f"{PLUGINS_NEW}/conv_transpose_onnx_plugin.cpp@e5c3fa932"},
+    # Identity can stand only for a one-input Concat; joining two or more inputs is ConcatD's work.
+    {"op": "Concat", "profiles": CANNDEV_PROFILES, "by": "fixed", "choices": {"": ["ConcatD"]},
+     "source": f"{PLUGINS_OLD}/concat_plugin.cc@7d77ce32d"},
+    {"op": "Concat", "profiles": HICANN_PROFILES, "by": "fixed", "choices": {"": ["ConcatD"]},
+     "source": "hicann/ops-math:conversion/concat/framework/concat_onnx_plugin.cpp@c41933244"},
     {"op": "Gemm", "profiles": HICANN_PROFILES, "by": "fixed", "choices": {"": ["MatMulV2"]},
      "source": f"{PLUGINS_NEW}/gemm_onnx_plugin.cpp@e5c3fa932"},
     {"op": "MaxPool", "profiles": ALL_PROFILES, "by": "kernel_rank",

@@ -254,7 +254,14 @@ class DtypeNotSupported(Rule):
                 data=self._data(index, dtype, page, "page+aicpu", target.precision_mode),
             )
         if kernel.host_cpu:
-            return None  # a host CPU kernel exists: the page-only verdict below applies
+            return self.finding(
+                node, f"{head}; it has no AI CPU kernel, only a host CPU one (host_cpu_kernel.json): ATC may run "
+                f"{dtype} on the host CPU, or fail with EZ3003 (precision mode {target.precision_mode})",
+                hint=f"cast the input to {'/'.join(page)} at export time",
+                source=f"{source}; host CPU kernel config of the package",
+                fix=FixSuggestion.manual(),
+                data=self._data(index, dtype, page, "page+host-cpu", target.precision_mode),
+            )
         cpu_text = (f"its AI CPU kernel takes {'/'.join(kernel.aicpu_dtypes)}" if kernel.aicpu
                     else "it has no AI CPU kernel")
         return self.finding(

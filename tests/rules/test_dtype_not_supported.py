@@ -147,3 +147,14 @@ def test_resize_sizes_computed_from_a_folded_shape_are_not_judged():
     report = check(model, soc="Ascend310", cann="6.0", input_shapes="x:1,16,64")
     assert [f for f in found(report) if f.location.node == "resize"] == []
     assert report.context.is_static("z")
+
+
+def test_bool_concat_judged_on_concatd():
+    # op_facts.json partitioned-call-member Concat -> ConcatD; kernels.json: ConcatD op_select_format, no AI CPU
+    # kernel; the Concat page omits bool. 2022 kernels (6.0): nowhere to place it (a warning: the 9.0 page does not
+    # speak for 6.0); 8.1.RC1 lists a host CPU ConcatD kernel, so a warning that names it.
+    model = single_op_model("Concat", [[2, 3], [2, 3]], [4, 3], opset=13, elem_type=TensorProto.BOOL, axis=0)
+    [old] = found(check(model, soc="Ascend310", cann="6.0"))
+    assert old.data["fact"] == "page+no-aicpu" and "ConcatD" in old.message
+    [new] = found(check(model, soc="Ascend310P3", cann="8.0"))
+    assert new.severity.value == "warning" and new.data["fact"] == "page+host-cpu"
