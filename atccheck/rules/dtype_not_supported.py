@@ -44,7 +44,9 @@ class DtypeNotSupported(Rule):
     are chosen by ``op_select_format`` (no list in the configs), a dtype the page omits is
     judged by the AI CPU facts: a warning that it runs on AI CPU when an AI CPU kernel takes
     it, an error when the op has no AI CPU kernel that does (a warning for profiles the 9.0
-    pages do not speak for). A Cast to a dtype the page's output list omits (int64) is a
+    pages do not speak for, and a warning naming the host CPU kernel where the package
+    lists one). A dtype the page lists is not judged there: which engine takes it is
+    op_select_format's choice, which the configs do not record. A Cast to a dtype the page's output list omits (int64) is a
     warning.
 
     Shapes and values are those after constant folding at the given input shapes (the
