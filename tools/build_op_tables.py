@@ -710,6 +710,33 @@ ORIGIN_DTYPE_REJECTIONS = [
 
 # Graph fusion passes that turn an AI-CPU-only Ascend op into an AI Core one when the named
 # ONNX inputs are constants (else the op stays on AI CPU).
+MODEL_ZOO = "Ascend/ModelZoo-PyTorch@05360171"
+# Patterns Huawei's engineers rewrite by hand before ATC in the ModelZoo ports. Where a CANN fact speaks,
+# the note says which; where none does, the entry cites the practice alone. A 1-D Conv is not listed: both
+# Conv plugins already run it as Unsqueeze + Conv2D + Squeeze (cann_onnx_registry.json
+# attribute_or_rank_dependent_mappings ai.onnx::Conv), the same rewrite the speech ports do by hand.
+HAND_FIXED_PRACTICES = [
+    {"op": "Clip", "profiles": CANNDEV_PROFILES, "severity": "warning",
+     "params": {"pattern": "min-without-max", "present": ["min"], "absent": ["max"]},
+     "note": "the 2022 Clip plugin expands to Cast + ClipByValue only (no Maximum for a one-sided clip, which the 9.x "
+             "plugin adds), and how it fills the missing max is not in the reference facts; Huawei's xcit port "
+             "repairs this Clip by hand before ATC",
+     "source": f"{MODEL_ZOO}:ACL_PyTorch/contrib/cv/classfication/xcit; dengguojie/vue-element-admin:ops/built-in/"
+               "framework/onnx_plugin/clip_plugin.cc@7d77ce32d (expands to Cast, ClipByValue)"},
+    {"op": "Pad", "profiles": ALL_PROFILES, "severity": "info", "when": {"attr": "mode", "values": ["reflect"]},
+     "params": {"pattern": "reflect-pad"},
+     "note": "the CANN facts say PadV3 accepts reflect (check_supported: constant, reflect, edge; reflect takes "
+             "float16/bfloat16/float32/int32 only), yet Huawei's TResNet port replaces reflect-mode Pad by hand; "
+             "check the converted model's accuracy and speed",
+     "source": f"{MODEL_ZOO}:ACL_PyTorch (TResNet port); shared/reference/notes/cann_source.md section 7 (PadV3)"},
+    {"op": "RandomNormalLike", "profiles": CANNDEV_PROFILES, "severity": "warning",
+     "params": {"pattern": "random-in-inference"},
+     "note": "it becomes RandomStandardNormal, which the 2022 kernel configs list for no engine (the 8.1.RC1 "
+             "package has an AI CPU kernel only), and it makes every run differ; Huawei's TDNN port removes it "
+             "from the inference graph before ATC",
+     "source": f"{MODEL_ZOO}:ACL_PyTorch/contrib/audio/tdnn; op_tables/kernels.json RandomStandardNormal"},
+]
+
 AI_CORE_REWRITES = [
     {"op": "Slice", "ascend_op": "StridedSliceV2", "into": ["StridedSliceD"], "const_inputs": [1, 2, 3, 4],
      "stays_on_aicpu": {"output_ranks": [1], "negative_values_input": 4, "zero_output_dims": True},
@@ -741,6 +768,11 @@ PARTITIONED_CALL_MEMBERS = [
     {"op": "ConvTranspose", "profiles": ALL_PROFILES, "by": "kernel_rank",
      "choices": {"1": ["Conv2DTranspose"], "2": ["Conv2DTranspose"], "3": ["Conv3DTranspose"]},
      "source": f"{PLUGINS_NEW}/conv_transpose_onnx_plugin.cpp@e5c3fa932"},
+    # Identity can stand only for a one-input Concat; joining two or more inputs is ConcatD's work.
+    {"op": "Concat", "profiles": CANNDEV_PROFILES, "by": "fixed", "choices": {"": ["ConcatD"]},
+     "source": f"{PLUGINS_OLD}/concat_plugin.cc@7d77ce32d"},
+    {"op": "Concat", "profiles": HICANN_PROFILES, "by": "fixed", "choices": {"": ["ConcatD"]},
+     "source": "hicann/ops-math:conversion/concat/framework/concat_onnx_plugin.cpp@c41933244"},
     {"op": "Gemm", "profiles": HICANN_PROFILES, "by": "fixed", "choices": {"": ["MatMulV2"]},
      "source": f"{PLUGINS_NEW}/gemm_onnx_plugin.cpp@e5c3fa932"},
     {"op": "MaxPool", "profiles": ALL_PROFILES, "by": "kernel_rank",
@@ -830,6 +862,9 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
     for item in CHECK_SUPPORTED_REJECTS:
         add("check-supported-rejects", item["op"], item["profiles"], item["source"], attr=item["attr"],
             values=item["accepts"], params={"ascend_op": item["ascend_op"]}, note=item["note"])
+    for item in HAND_FIXED_PRACTICES:
+        add("hand-fixed-practice", item["op"], item["profiles"], item["source"], when=item.get("when"),
+            params=item["params"], severity=item["severity"], note=item["note"])
     for item in AI_CORE_REWRITES:
         add("ai-core-rewrite", item["op"], ALL_PROFILES, item["source"], note=item["note"],
             params={"ascend_op": item["ascend_op"], "into": item["into"], "const_inputs": item["const_inputs"],

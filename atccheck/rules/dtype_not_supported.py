@@ -44,7 +44,9 @@ class DtypeNotSupported(Rule):
     are chosen by ``op_select_format`` (no list in the configs), a dtype the page omits is
     judged by the AI CPU facts: a warning that it runs on AI CPU when an AI CPU kernel takes
     it, an error when the op has no AI CPU kernel that does (a warning for profiles the 9.0
-    pages do not speak for). A Cast to a dtype the page's output list omits (int64) is a
+    pages do not speak for, and a warning naming the host CPU kernel where the package
+    lists one). A dtype the page lists is not judged there: which engine takes it is
+    op_select_format's choice, which the configs do not record. A Cast to a dtype the page's output list omits (int64) is a
     warning.
 
     Shapes and values are those after constant folding at the given input shapes (the
@@ -254,7 +256,14 @@ class DtypeNotSupported(Rule):
                 data=self._data(index, dtype, page, "page+aicpu", target.precision_mode),
             )
         if kernel.host_cpu:
-            return None  # a host CPU kernel exists: the page-only verdict below applies
+            return self.finding(
+                node, f"{head}; it has no AI CPU kernel, only a host CPU one (host_cpu_kernel.json): ATC may run "
+                f"{dtype} on the host CPU, or fail with EZ3003 (precision mode {target.precision_mode})",
+                hint=f"cast the input to {'/'.join(page)} at export time",
+                source=f"{source}; host CPU kernel config of the package",
+                fix=FixSuggestion.manual(),
+                data=self._data(index, dtype, page, "page+host-cpu", target.precision_mode),
+            )
         cpu_text = (f"its AI CPU kernel takes {'/'.join(kernel.aicpu_dtypes)}" if kernel.aicpu
                     else "it has no AI CPU kernel")
         return self.finding(

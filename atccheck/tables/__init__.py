@@ -213,7 +213,7 @@ class OpFact:
 
     kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite |
     # partitioned-call-member | check-supported-rejects | input-shape-required | negative-indices-rejected |
-    # last-axis-step-one | pad-value-zero
+    # last-axis-step-one | pad-value-zero | hand-fixed-practice
     op: str
     attr: str | None
     profiles: tuple[str, ...]

@@ -126,3 +126,35 @@ def test_a_dtype_the_page_lists_on_an_op_select_format_op_is_not_judged():
     # The Add page lists double; which engine takes it is op_select_format's choice, which the configs do not record.
     model = single_op_model("Add", [[2, 3], [2, 3]], [2, 3], opset=13, elem_type=TensorProto.DOUBLE)
     assert found(check(model, soc="Ascend310P3", cann="8.0")) == []
+
+
+def test_resize_sizes_computed_from_a_folded_shape_are_not_judged():
+    # The int64 sizes of a Resize come from the Shape of a tensor whose shape only folding makes static
+    # (Shape -> Gather -> Div -> ... -> Reshape): ATC folds the sizes (--oo_constant_folding), no kernel sees them.
+    base = heads_model(opset=11)
+    nodes = list(base.graph.node) + [
+        helper.make_node("Shape", ["rt"], ["rts"]),
+        helper.make_node("Slice", ["rts", "s0", "s2", "ax0"], ["nc"]),
+        helper.make_node("Mul", ["nc", "one2"], ["nc2"]),
+        helper.make_node("Concat", ["nc2", "hw"], ["sizes"], axis=0),
+        helper.make_node("Resize", ["rt", "", "", "sizes"], ["z"], name="resize", mode="nearest"),
+    ]
+    extra = [init(n, np.array(v, np.int64)) for n, v in
+             (("s0", [0]), ("s2", [2]), ("ax0", [0]), ("one2", [1, 1]), ("hw", [16, 32]))]
+    model = make_model(nodes, [tensor_input("x", ["B", "T", 64])],
+                       [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+                       list(base.graph.initializer) + extra, opset=11)
+    report = check(model, soc="Ascend310", cann="6.0", input_shapes="x:1,16,64")
+    assert [f for f in found(report) if f.location.node == "resize"] == []
+    assert report.context.is_static("z")
+
+
+def test_bool_concat_judged_on_concatd():
+    # op_facts.json partitioned-call-member Concat -> ConcatD; kernels.json: ConcatD op_select_format, no AI CPU
+    # kernel; the Concat page omits bool. 2022 kernels (6.0): nowhere to place it (a warning: the 9.0 page does not
+    # speak for 6.0); 8.1.RC1 lists a host CPU ConcatD kernel, so a warning that names it.
+    model = single_op_model("Concat", [[2, 3], [2, 3]], [4, 3], opset=13, elem_type=TensorProto.BOOL, axis=0)
+    [old] = found(check(model, soc="Ascend310", cann="6.0"))
+    assert old.data["fact"] == "page+no-aicpu" and "ConcatD" in old.message
+    [new] = found(check(model, soc="Ascend310P3", cann="8.0"))
+    assert new.severity.value == "warning" and new.data["fact"] == "page+host-cpu"
