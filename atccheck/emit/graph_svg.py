@@ -336,8 +336,7 @@ def render_svg(picture: Picture, caption: str = "") -> str:
     ``hl`` when highlighted, so tests and scripts can find them.
     """
     placed, width, height = layout(picture)
-    out = [f'<svg class="nb" xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(height)}" '
-           f'viewBox="0 0 {_n(width)} {_n(height)}" role="img" aria-label="{_esc(caption)}">']
+    out: list[str] = []
     labels = []
     # a tensor read by several boxes is labelled once, under its source; any other label sits
     # half-way along its edge
@@ -357,14 +356,16 @@ def render_svg(picture: Picture, caption: str = "") -> str:
             continue
         labelled.add((e.src, e.label))
         text = _short(e.label)
-        width = len(text) * CHAR_EDGE
+        wide = len(text) * CHAR_EDGE
         if per_source[(e.src, e.label)] > 1:
             cls, left, x, y = "el", x1 + 5, x1 + 5, y1 + 12
+        elif abs(x2 - x1) < 24:  # a (nearly) straight drop: beside the line
+            cls, left, x, y = "el", (x1 + x2) / 2 + 5, (x1 + x2) / 2 + 5, ym + 3
         else:
-            cls, left, x, y = "el m", (x1 + x2) / 2 - width / 2, (x1 + x2) / 2, ym + 3
+            cls, left, x, y = "el m", (x1 + x2) / 2 - wide / 2, (x1 + x2) / 2, ym + 3
         # the first of a few heights where the label overlaps no label already placed
         for dy in (0, 11, -11, 22):
-            box = (left - 3, y + dy - 9, left + width + 3, y + dy + 2)
+            box = (left - 3, y + dy - 9, left + wide + 3, y + dy + 2)
             if not any(box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3] for o in taken):
                 taken.append(box)
                 labels.append(f'<text class="{cls}" x="{_n(x)}" y="{_n(y + dy)}">{_esc(text)}</text>')
@@ -385,7 +386,12 @@ def render_svg(picture: Picture, caption: str = "") -> str:
             out.append(f'<text class="op" x="{_n(cx)}" y="{_n(p.y + 16)}">{_esc(_short(box.title))}</text>'
                        f'<text x="{_n(cx)}" y="{_n(p.y + 31)}">{_esc(_short(box.name))}</text></g>')
     out.append("</svg>")
-    return "".join(out)
+    # labels may reach past the boxes: the view box grows to hold them
+    x0 = min([0.0, *(b[0] for b in taken)])
+    x1 = max([width, *(b[2] for b in taken)])
+    head = (f'<svg class="nb" xmlns="http://www.w3.org/2000/svg" width="{_n(x1 - x0)}" height="{_n(height)}" '
+            f'viewBox="{_n(x0)} 0 {_n(x1 - x0)} {_n(height)}" role="img" aria-label="{_esc(caption)}">')
+    return head + "".join(out)
 
 
 def picture_for(view: GraphView, labels: Iterable[str], hops: int = HOPS, fanout: int = FANOUT) -> Picture | None:

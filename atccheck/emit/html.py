@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import ShapeIndex
 
-PICTURED_NODES = 3  # nodes of a group drawn in its picture (all are listed)
+PICTURED_NODES = 4  # nodes of a group drawn in its picture (all are listed)
 LISTED_NODES = 60  # node names listed under a group before "+N more"
 INDEX_NAME = "index.html"
 
@@ -164,7 +164,8 @@ svg.nb .hl rect{fill:#fde3e3;stroke:var(--err);stroke-width:2.2}
 .after svg.nb .hl rect{fill:#e3f3e4;stroke:var(--ok)}
 .bar{display:inline-block;height:10px;background:#9fb3d9;border-radius:2px;vertical-align:middle}
 .sym{color:var(--err);font-weight:600}
-.cols{display:flex;gap:28px;flex-wrap:wrap}.cols>div{min-width:240px}
+.cols{display:flex;gap:28px;flex-wrap:wrap;align-items:flex-start}.cols>div{min-width:220px;max-width:400px}
+table.compact td,table.compact th{padding:1px 8px}
 """
 
 SCRIPT = """
@@ -315,7 +316,7 @@ def _overview(report: Report, facts: ModelFacts) -> str:
             f"<tr><td><code>{esc(op)}</code></td><td class='n'>{n}</td>"
             f"<td><span class='bar' style='width:{max(2, round(160 * n / top))}px'></span></td></tr>"
             for op, n in sorted(facts.ops.items(), key=lambda kv: (-kv[1], kv[0])))
-        parts.append(f"<div><h3>Op types ({len(facts.ops)})</h3><table><tr><th>op</th><th>nodes</th><th></th></tr>"
+        parts.append(f"<div><h3>Op types ({len(facts.ops)})</h3><table class='compact'><tr><th>op</th><th>nodes</th><th></th></tr>"
                      f"{rows}</table></div>")
     parts.append("</div></details>")
     return "".join(parts)
@@ -410,8 +411,8 @@ def _model_page_body(reports: Sequence[Report], facts: ModelFacts, fail_on: str,
         if first.atc_command is not None:
             body.append("<h3>Recommended atc command</h3>" + _command_block(first.atc_command, ids))
         else:
-            body.append('<p class="muted">No atc command: ATC would reject every command for this model and chip '
-                        '(see the findings).</p>')
+            body.append('<p class="muted">No atc command in this report: none ATC would accept could be written for '
+                        "this model and chip ('atccheck atc-cmd' says why).</p>")
     body.append("</header>")
     body.append(_overview(first, facts))
     body.append(filters)
