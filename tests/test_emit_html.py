@@ -291,3 +291,26 @@ def test_fix_report_shows_each_applied_pass_before_and_after(tmp_path):
     text = doc.all_text()
     assert "verification: verified" in text and "max abs" in text
     assert re.search(r"decompose-layer-normalization\s*applied", text)
+
+
+def test_a_finding_inside_a_subgraph_is_drawn_in_that_subgraph():
+    out = helper.make_tensor_value_info
+    then = helper.make_graph([helper.make_node("FindMax", ["a"], ["t"], name="inner")], "then", [],
+                             [out("t", FLOAT, None)])
+    other = helper.make_graph([helper.make_node("Identity", ["a"], ["e"], name="other")], "else", [],
+                              [out("e", FLOAT, None)])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a"], name="relu"),
+        helper.make_node("If", ["c"], ["y"], name="if0", then_branch=then, else_branch=other),
+    ]
+    model = make_model(nodes, [tensor_input("x", [1, 4]), tensor_input("c", [], onnx.TensorProto.BOOL)],
+                       [out("y", FLOAT, None)])
+    report = atccheck.check(model, soc="Ascend310P3")
+    inner = [f for f in report.findings if f.location.node == "inner"]
+    assert inner and inner[0].location.graph != "main"
+    doc = parse(render("html", [report]))
+    (section,) = [s for s in sections(doc) if "inner" in pictured(s) and s.attrs["data-rule"] == inner[0].code]
+    boxes = pictured(section)
+    assert "hl" in boxes["inner"] and "input" in boxes["a"]  # the outer value it reads is an input there
+    assert "relu" not in boxes and "if0" not in boxes
+    assert inner[0].location.graph in next(section.iter("figcaption")).all_text()
