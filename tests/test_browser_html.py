@@ -102,7 +102,9 @@ class Browser:
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                                  session=False)["sessionId"]
         deadline = time.monotonic() + TIMEOUT
-        while self.js("document.readyState") != "complete":
+        # the new tab starts on about:blank, which is "complete" too: wait for this page
+        loaded = f"document.readyState === 'complete' && location.href === {json.dumps(url)}"
+        while not self.js(loaded):
             assert time.monotonic() < deadline, "the page did not finish loading"
             time.sleep(0.05)
 

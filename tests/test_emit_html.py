@@ -314,3 +314,15 @@ def test_a_finding_inside_a_subgraph_is_drawn_in_that_subgraph():
     assert "hl" in boxes["inner"] and "input" in boxes["a"]  # the outer value it reads is an input there
     assert "relu" not in boxes and "if0" not in boxes
     assert inner[0].location.graph in next(section.iter("figcaption")).all_text()
+
+
+def test_the_page_is_reproducible_and_lists_models_that_could_not_be_checked(report):
+    from atccheck.batch import UncheckedModel
+
+    unchecked = [UncheckedModel("models/<broken>.onnx", "not an ONNX model")]
+    first = render("html", [report], unchecked=unchecked)
+    assert first == render("html", [report], unchecked=unchecked)  # no timestamps, no random ids
+    items = [li.all_text() for ul in parse(first).iter("ul") if "unchecked" in ul.classes() for li in ul.iter("li")]
+    assert items == ["models/<broken>.onnx: not an ONNX model"]
+    only = parse(render("html", [], unchecked=unchecked))  # nothing could be checked: still a page
+    assert "could not be checked" in only.all_text() and not sections(only)
