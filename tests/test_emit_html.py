@@ -326,3 +326,11 @@ def test_the_page_is_reproducible_and_lists_models_that_could_not_be_checked(rep
     assert items == ["models/<broken>.onnx: not an ONNX model"]
     only = parse(render("html", [], unchecked=unchecked))  # nothing could be checked: still a page
     assert "could not be checked" in only.all_text() and not sections(only)
+
+
+def test_symbolic_dim_names_are_escaped_and_marked():
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    model = make_model(nodes, [tensor_input("x", ["<zz>&amp;", 3])], [helper.make_tensor_value_info("y", FLOAT, None)])
+    text = render("html", [atccheck.check(model, soc="Ascend310P3")])
+    assert "[<span class=\"sym\">&lt;zz&gt;&amp;amp;</span>, 3]" in text
+    assert "<zz>" not in text

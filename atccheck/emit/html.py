@@ -56,28 +56,37 @@ class ModelFacts:
 
     views: dict[str, GraphView] = field(default_factory=dict)
     ops: Counter = field(default_factory=Counter)
-    inputs: list[tuple[str, str, str]] = field(default_factory=list)  # name, dims, dtype
-    outputs: list[tuple[str, str, str]] = field(default_factory=list)
+    inputs: list[tuple[str, tuple | None, str]] = field(default_factory=list)  # name, dims (None: rank unknown), dtype
+    outputs: list[tuple[str, tuple | None, str]] = field(default_factory=list)
     problem: str | None = None  # why there is no graph to draw
 
 
-def _dims(shape: Sequence[object] | None) -> str:
+def _dims(shape: Sequence[object] | None, mark: bool = False) -> str:
+    """``[batch, 3, 64, 64]`` as HTML; with ``mark``, symbolic and unknown dims stand out."""
     if shape is None:
         return "rank unknown"
-    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+    cells = []
+    for d in shape:
+        if isinstance(d, int):
+            cells.append(str(d))
+        else:
+            text = esc("?" if d is None else d)
+            cells.append(f'<span class="sym">{text}</span>' if mark else text)
+    return "[" + ", ".join(cells) + "]"
 
 
 def model_facts(index: "GraphIndex", shapes: "ShapeIndex") -> ModelFacts:
     """The overview's facts and the graphs of a loaded model (graph only, no weights)."""
     from atccheck.model.shapes import type_info
 
-    def described(values: Iterable) -> list[tuple[str, str, str]]:
+    def described(values: Iterable) -> list[tuple[str, tuple | None, str]]:
         rows = []
         for vi in values:
             if vi.name in index.initializers:
                 continue
             info = type_info(vi.type)
-            rows.append((vi.name, _dims(info.shape if info else None), (info.dtype_name or "?") if info else "?"))
+            shape = tuple(info.shape) if info is not None and info.shape is not None else None
+            rows.append((vi.name, shape, (info.dtype_name or "?") if info else "?"))
         return rows
 
     return ModelFacts(
@@ -283,19 +292,18 @@ def _overview(report: Report, facts: ModelFacts) -> str:
     parts = ['<details class="overview" open><summary><h2 style="display:inline">Model overview</h2></summary>']
     parts.append('<div class="cols">')
     if facts.inputs:
-        symbolic = {(d.input) for d in report.shapes.symbolic_inputs}
+        symbolic = {d.input for d in report.shapes.symbolic_inputs}
         rows = []
         for name, dims, dtype in facts.inputs:
             fixed = report.input_shapes.get(name)
-            shown = re.sub(r"([A-Za-z_][\w.\-]*|\?)", r'<span class="sym">\1</span>', esc(dims)) \
-                if name in symbolic and dims != "rank unknown" else esc(dims)
+            shown = _dims(dims, mark=name in symbolic)
             given = f" <span class='muted'>(--input-shape {esc(','.join(map(str, fixed)))})</span>" if fixed else ""
             rows.append(f"<tr><td><code>{esc(name)}</code></td><td>{shown}{given}</td><td>{esc(dtype)}</td></tr>")
         parts.append('<div><h3>Inputs</h3><table><tr><th>name</th><th>dims</th><th>dtype</th></tr>'
                      + "".join(rows) + "</table>")
         if facts.outputs:
             parts.append('<h3>Outputs</h3><table><tr><th>name</th><th>dims</th><th>dtype</th></tr>'
-                         + "".join(f"<tr><td><code>{esc(n)}</code></td><td>{esc(d)}</td><td>{esc(t)}</td></tr>"
+                         + "".join(f"<tr><td><code>{esc(n)}</code></td><td>{_dims(d)}</td><td>{esc(t)}</td></tr>"
                                    for n, d, t in facts.outputs) + "</table>")
         parts.append("</div>")
     opsets = "".join(f"<tr><td><code>{esc(d or 'ai.onnx (default)')}</code></td><td class='n'>{v}</td></tr>"
