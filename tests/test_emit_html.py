@@ -334,3 +334,31 @@ def test_symbolic_dim_names_are_escaped_and_marked():
     text = render("html", [atccheck.check(model, soc="Ascend310P3")])
     assert "[<span class=\"sym\">&lt;zz&gt;&amp;amp;</span>, 3]" in text
     assert "<zz>" not in text
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    code = "import sys; from atccheck.cli.main import main; sys.argv[0] = 'atccheck'; main()"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_check_cli_writes_one_page_for_one_model(tmp_path):
+    onnx.save(sample_model("n1"), tmp_path / "m.onnx")
+    result = run_cli("check", "m.onnx", "--soc", "Ascend310P3", "--soc", "Ascend310", "--format", "html",
+                     "--format", "text", "-o", "out.html", "-o", "-", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx", "out.html"]
+    doc = parse((tmp_path / "out.html").read_text())
+    assert len([s for s in doc.iter("section") if "target" in s.classes()]) == 2
+    assert "error" in result.stdout  # the text report still goes to stdout
+
+
+def test_fix_cli_writes_the_report(tmp_path):
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    model = make_model(nodes, [tensor_input("x", ["N", 4])], [helper.make_tensor_value_info("y", FLOAT, None)])
+    onnx.save(model, tmp_path / "m.onnx")
+    result = run_cli("fix", "m.onnx", "--soc", "Ascend310", "--input-shape", "x:2,4", "--report", "fix.html",
+                     cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    doc = parse((tmp_path / "fix.html").read_text())
+    assert "make-inputs-static" in {next(s.iter("h3")).all_text() for s in doc.iter("section") if "pass" in s.classes()}
+    assert (tmp_path / "m.atc.onnx").exists()
