@@ -200,7 +200,7 @@ def test_report_renders_and_filters_in_a_browser(browser, tmp_path):
     browser.set_value("rule", "", "change")
 
     # search: a node name finds its section, nonsense finds none and says so
-    browser.set_value("q", "MEAN0", "input")  # the ReduceMean, drawn in its own section only
+    browser.set_value("q", "NOOP_WITH_EMPTY_AXES", "input")  # words of the warning's message only
     assert browser.js(SHOWN) == 1
     assert "1 of" in browser.js("document.getElementById('shown').textContent")
     browser.set_value("q", "no-such-thing", "input")

@@ -122,6 +122,9 @@ def test_every_finding_group_has_a_section_and_its_nodes_are_drawn(report):
             for node in nodes[:3]:
                 assert node in boxes and "hl" in boxes[node], (node, boxes)
             assert sum("hl" in c for c in boxes.values()) == len(set(nodes[:3]))
+        elif isinstance(first.data.get("input"), str):  # a graph input's dims: the input and its readers
+            assert boxes[first.data["input"]] == {"input", "hl"}
+            assert sum("hl" in c for c in boxes.values()) == 1
         else:
             assert not list(section.iter("svg"))
 

@@ -338,9 +338,10 @@ def render_svg(picture: Picture, caption: str = "") -> str:
     placed, width, height = layout(picture)
     out: list[str] = []
     labels = []
-    # a tensor read by several boxes is labelled once, under its source; any other label sits
-    # half-way along its edge
+    # a tensor read by several boxes is labelled once, under its source; the same shape coming
+    # into one box from several sources once, above it; any other label half-way along its edge
     per_source = Counter((e.src, e.label) for e in picture.edges if e.label)
+    per_target = Counter((e.dst, e.label) for e in picture.edges if e.label)
     labelled: set[tuple[str, str]] = set()
     taken: list[tuple[float, float, float, float]] = []
     for e in picture.edges:
@@ -352,13 +353,24 @@ def render_svg(picture: Picture, caption: str = "") -> str:
             continue
         ym = (y1 + y2) / 2
         out.append(f'<path class="e" d="M{_n(x1)} {_n(y1)}C{_n(x1)} {_n(ym)} {_n(x2)} {_n(ym)} {_n(x2)} {_n(y2)}"/>')
-        if not e.label or (e.src, e.label) in labelled:
+        if not e.label:
             continue
-        labelled.add((e.src, e.label))
+        # one label per tensor fanned out from a source, and per shape joined into a target
+        if per_source[(e.src, e.label)] > 1:
+            key = ("src:" + e.src, e.label)
+        elif per_target[(e.dst, e.label)] > 1:
+            key = ("dst:" + e.dst, e.label)
+        else:
+            key = ("edge:" + e.src + "\0" + e.dst, e.label)
+        if key in labelled:
+            continue
+        labelled.add(key)
         text = _short(e.label)
         wide = len(text) * CHAR_EDGE
-        if per_source[(e.src, e.label)] > 1:
+        if key[0].startswith("src:"):
             cls, left, x, y = "el", x1 + 5, x1 + 5, y1 + 12
+        elif key[0].startswith("dst:"):
+            cls, left, x, y = "el", x2 + 5, x2 + 5, y2 - 5
         elif abs(x2 - x1) < 24:  # a (nearly) straight drop: beside the line
             cls, left, x, y = "el", (x1 + x2) / 2 + 5, (x1 + x2) / 2 + 5, ym + 3
         else:
@@ -400,3 +412,18 @@ def picture_for(view: GraphView, labels: Iterable[str], hops: int = HOPS, fanout
     if not centers:
         return None
     return neighbourhood(view, centers, hops, fanout)
+
+
+def picture_for_input(view: GraphView, tensor: str, hops: int = HOPS, fanout: int = FANOUT) -> Picture | None:
+    """A graph input highlighted, with ``hops`` levels of the nodes reading it; None when
+    nothing in the view reads it."""
+    readers = view.consumers.get(tensor, [])
+    if not readers or not view.is_input(tensor):
+        return None
+    picture = neighbourhood(view, readers[: fanout], max(hops - 1, 1), fanout)
+    key = f"i:{tensor}"
+    boxes = {}
+    for b, box in picture.boxes.items():
+        boxes[b] = Box(box.id, box.kind, box.title, box.name, b == key, box.order)
+    return Picture(boxes, picture.edges) if key in boxes else None
+

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from atccheck.emit._grouping import message_groups
-from atccheck.emit.graph_svg import ARROW_DEFS, HOPS, GraphView, graph_views, picture_for, render_svg
+from atccheck.emit.graph_svg import ARROW_DEFS, HOPS, GraphView, graph_views, picture_for, picture_for_input, render_svg
 from atccheck.findings import ROOT_GRAPH, Finding, Severity
 from atccheck.report import Report
 
@@ -351,7 +351,7 @@ def _nodes_list(group: Sequence[Finding]) -> str:
 def _picture(group: Sequence[Finding], facts: ModelFacts, hops: int) -> str:
     located = [f for f in group if f.location.node]
     if not located:
-        return ""
+        return _input_picture(group, facts, hops)
     graph = located[0].location.graph
     labels = list(dict.fromkeys(f.location.node for f in located if f.location.graph == graph))[:PICTURED_NODES]
     view = facts.views.get(graph)
@@ -365,6 +365,19 @@ def _picture(group: Sequence[Finding], facts: ModelFacts, hops: int) -> str:
     more = len(dict.fromkeys(f.location.node for f in located)) - len(labels)
     caption = (f"{', '.join(labels)}{where}: {hops} hops of producers and consumers"
                + (f"; {more} more node{'s' if more != 1 else ''} of this group not drawn" if more > 0 else ""))
+    return f"<figure>{render_svg(picture, caption)}<figcaption>{esc(caption)}</figcaption></figure>"
+
+
+def _input_picture(group: Sequence[Finding], facts: ModelFacts, hops: int) -> str:
+    """A model-level finding about a graph input (its dims, say): the input and its readers."""
+    tensor = group[0].data.get("input") if group[0].data else None
+    view = facts.views.get(ROOT_GRAPH)
+    if not isinstance(tensor, str) or view is None:
+        return ""
+    picture = picture_for_input(view, tensor, hops)
+    if picture is None:
+        return ""
+    caption = f"input {tensor} and the nodes reading it"
     return f"<figure>{render_svg(picture, caption)}<figcaption>{esc(caption)}</figcaption></figure>"
 
 
