@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 HOPS = 2
 FANOUT = 4  # more new neighbours than this in one direction: FANOUT - 1 are drawn, the rest counted
 MAX_LABEL = 26  # characters of a name shown in a box (the full name is in its tooltip)
+MAX_EDGE_LABEL = 40  # characters of a shape and dtype shown on an edge
 
 # Geometry, in SVG user units (pixels at 100 %).
 NODE_H = 38
@@ -232,8 +233,8 @@ class Placed:
     h: float
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "\u2026"
+def _short(text: str, limit: int = MAX_LABEL) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def box_size(box: Box) -> tuple[float, float]:
@@ -365,7 +366,7 @@ def render_svg(picture: Picture, caption: str = "") -> str:
         if key in labelled:
             continue
         labelled.add(key)
-        text = _short(e.label)
+        text = _short(e.label, MAX_EDGE_LABEL)
         wide = len(text) * CHAR_EDGE
         if key[0].startswith("src:"):
             cls, left, x, y = "el", x1 + 5, x1 + 5, y1 + 12
