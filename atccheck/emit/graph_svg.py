@@ -116,7 +116,7 @@ def graph_views(index: "GraphIndex", shapes: "ShapeIndex") -> dict[str, GraphVie
 
     views = {}
     for path, gnodes in grouped.items():
-        reads = [tuple(t for t in g.node.input if t) for g in gnodes]
+        reads = [tuple(index.reads(g.node)) for g in gnodes]  # an If or Loop also reads what its branches use
         writes = [tuple(t for t in g.node.output if t) for g in gnodes]
         names = {t for ts in reads for t in ts} | {t for ts in writes for t in ts}
         views[path] = GraphView(
@@ -237,10 +237,15 @@ def _short(text: str, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
+def _tail(text: str, limit: int = MAX_LABEL) -> str:
+    """The end of a long name: exported names share long prefixes (``/encoder/layer.3/...``)."""
+    return text if len(text) <= limit else "\u2026" + text[-(limit - 1):]
+
+
 def box_size(box: Box) -> tuple[float, float]:
     if box.kind in ("input", "output"):
-        return max(56.0, len(_short(box.title)) * CHAR_NAME + 20), float(TERM_H)
-    width = max(len(_short(box.title)) * CHAR_OP, len(_short(box.name)) * CHAR_NAME) + 18
+        return max(56.0, len(_tail(box.title)) * CHAR_NAME + 20), float(TERM_H)
+    width = max(len(_short(box.title)) * CHAR_OP, len(_tail(box.name)) * CHAR_NAME) + 18
     return max(64.0, width), float(NODE_H)
 
 
@@ -394,10 +399,10 @@ def render_svg(picture: Picture, caption: str = "") -> str:
         out.append(f'<g class="{cls}" data-node="{_esc(key)}"><title>{_esc(tip)}</title>'
                    f'<rect x="{_n(p.x)}" y="{_n(p.y)}" width="{_n(p.w)}" height="{_n(p.h)}" rx="{rx}"/>')
         if box.kind in ("input", "output"):
-            out.append(f'<text x="{_n(cx)}" y="{_n(p.y + 16)}">{_esc(_short(box.title))}</text></g>')
+            out.append(f'<text x="{_n(cx)}" y="{_n(p.y + 16)}">{_esc(_tail(box.title))}</text></g>')
         else:
             out.append(f'<text class="op" x="{_n(cx)}" y="{_n(p.y + 16)}">{_esc(_short(box.title))}</text>'
-                       f'<text x="{_n(cx)}" y="{_n(p.y + 31)}">{_esc(_short(box.name))}</text></g>')
+                       f'<text x="{_n(cx)}" y="{_n(p.y + 31)}">{_esc(_tail(box.name))}</text></g>')
     out.append("</svg>")
     # labels may reach past the boxes: the view box grows to hold them
     x0 = min([0.0, *(b[0] for b in taken)])
