@@ -175,6 +175,7 @@ svg.nb .hl rect{fill:#fde3e3;stroke:var(--err);stroke-width:2.2}
 .sym{color:var(--err);font-weight:600}
 .cols{display:flex;gap:28px;flex-wrap:wrap;align-items:flex-start}.cols>div{min-width:220px;max-width:400px}
 table.compact td,table.compact th{padding:1px 8px}
+@media print{.filters,button{display:none!important}details.f{break-inside:avoid}}
 """
 
 SCRIPT = """
