@@ -24,6 +24,8 @@ Outputs: --format FMT and -o FILE pair up in order, so
   --format text --format sarif -o - -o out.sarif
 prints text and writes SARIF to out.sarif ('-o -' is stdout; at most one format goes there).
 Without -o a single --format goes to stdout. Formats: {', '.join(sorted(FORMATS))}.
+With a folder or several models, --format html -o DIR writes DIR/index.html and
+one page per model beside it (-o FILE.html: that file is the index).
 
 \b
 Exit codes:
@@ -192,6 +194,11 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     }
     rendered = []
     for fmt, path in destinations:
+        if fmt == "html" and path is not None and (len(models) > 1 or any(os.path.isdir(m) for m in models)):
+            from atccheck.emit.html import site_files  # directory mode: an index page and a page per model
+
+            rendered.extend((page, file) for file, page in site_files(reports, path, **opts).items())
+            continue
         text = render(fmt, reports, color=path is None and use_color(), **opts)
         if fmt == "text" and len(reports) + len(unchecked) > 1:
             text += "\n" + summary_table(reports, unchecked, settings.fail_on)

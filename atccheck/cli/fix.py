@@ -51,8 +51,11 @@ Exit codes:
 @click.option("--unsafe-fixes", is_flag=True, help="Also run passes that change numerics or rely on an assumption.")
 @click.option("--no-verify", is_flag=True, help="Skip the onnxruntime comparison (onnx.checker still runs).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--report", "report_file", metavar="FIX.html", type=click.Path(dir_okay=False, path_type=str),
+              help="Also write an HTML report: each applied pass with the graph before and after, the numbers.")
 @error_boundary
-def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, in_place, unsafe_fixes, no_verify, fmt):
+def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, in_place, unsafe_fixes, no_verify, fmt,
+                report_file):
     """Fix MODEL (an .onnx file) for ATC conversion to one chip.
 
     Removes every finding of 'atccheck check' that a graph rewrite can remove, proves the
@@ -75,6 +78,15 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
         verify=not no_verify,
         precision_mode=precision_mode,
     )
+    if report_file:
+        from atccheck.cli.options import write_output
+        from atccheck.emit.html import render_fix
+        from atccheck.errors import UsageError
+
+        try:
+            write_output(render_fix(outcome), report_file)
+        except OSError as exc:
+            raise UsageError(f"cannot write {report_file}: {exc.strerror or exc}") from None
     if fmt == "json":
         click.echo(json.dumps(outcome.to_dict(), indent=2, sort_keys=False))
     else:

@@ -17,6 +17,7 @@ FORMATS: dict[str, str] = {
     "junit": "junit",
     "github": "github",
     "markdown": "markdown",
+    "html": "html",
 }
 
 
