@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from atccheck.model import wire
-from atccheck.model.wire import WireError, encode_varint, read_varint, strip_large_tensors
+from atccheck.model.wire import FileBytes, WireError, encode_varint, read_varint, strip_large_tensors
 
 KEEP = 64  # small, so the test models stay small
 PAYLOAD_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "raw_data", "double_data", "uint64_data")
@@ -187,6 +187,26 @@ def test_the_stripped_model_is_onnx_load_with_large_data_cleared():
     assert init["w_raw"].name == "w_raw" and init["w_raw"].data_type == TensorProto.FLOAT
     assert result.graph.node[0].attribute[0].t.raw_data == b""  # large Constant value
     assert list(result.graph.node[1].attribute[0].t.int64_data) == [0, -1]  # small Constant value
+
+
+@pytest.mark.parametrize("window", [1, 7, 64, 1 << 16])
+def test_reading_a_file_window_by_window_gives_the_same_bytes(tmp_path, monkeypatch, window):
+    monkeypatch.setattr(FileBytes, "WINDOW", window)
+    data = everything_model().SerializeToString()
+    path = tmp_path / "m.onnx"
+    path.write_bytes(data)
+    with open(path, "rb", buffering=0) as handle:
+        assert strip_large_tensors(FileBytes(handle, len(data)), KEEP) == strip_large_tensors(data, KEEP)
+        with pytest.raises(WireError):
+            strip_large_tensors(FileBytes(handle, len(data) - 1), KEEP)
+
+
+def test_a_file_that_shrinks_while_read_is_a_wire_error(tmp_path):
+    data = everything_model().SerializeToString()
+    path = tmp_path / "m.onnx"
+    path.write_bytes(data[: len(data) // 2])
+    with open(path, "rb", buffering=0) as handle, pytest.raises(WireError):
+        strip_large_tensors(FileBytes(handle, len(data)), KEEP)
 
 
 @pytest.mark.parametrize("keep", [0, 1, 99, 100, 101, 4096])

@@ -6,7 +6,7 @@ files are never opened, so ``check`` gives the same report with the weights dele
 Anything that is not a usable ONNX model raises :class:`InputError` with one line.
 
 With ``weights=False`` (what ``check`` and ``atc-cmd`` use) the weights inside the file are
-not read either: :mod:`atccheck.model.wire` walks the file through an ``mmap`` and leaves out
+not read either: :mod:`atccheck.model.wire` walks the file, reading around the payloads, and leaves out
 the data of every tensor of more than :data:`KEEP_ELEMENTS` elements, so the parser sees only
 the graph, the tensors' names, dims, data types and external-data records, and the data of
 small tensors. The threshold is the one the rules (``GraphIndex.const_value``) and shape
@@ -294,27 +294,20 @@ def _parse_whole(path: Path, display: str, size: int) -> "onnx.ModelProto":
 
 
 def _parse_graph(path: Path, display: str) -> "onnx.ModelProto":
-    """The model without the data of large tensors, read through an mmap of the file."""
-    import mmap
-
+    """The model without the data of large tensors, read around them."""
     import onnx
 
-    from atccheck.model.wire import strip_large_tensors
+    from atccheck.model.wire import FileBytes, strip_large_tensors
 
     try:
-        with open(path, "rb") as handle:
-            try:
-                mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):  # not mappable (a pipe, some network file systems)
-                mapped = None
-            source = mapped if mapped is not None else handle.read()
+        with open(path, "rb", buffering=0) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = strip_large_tensors(FileBytes(handle, size), KEEP_ELEMENTS)
     except OSError as exc:
         raise InputError(display, f"cannot read: {exc.strerror or exc}") from None
-    try:
-        data = strip_large_tensors(source, KEEP_ELEMENTS)
-        return onnx.ModelProto.FromString(data)
-    except Exception:  # WireError from the walk; protobuf's DecodeError (and others on some backends)
+    except Exception:  # WireError from the walk
         raise InputError(display, PARSE_FAILED) from None
-    finally:
-        if mapped is not None:
-            mapped.close()
+    try:
+        return onnx.ModelProto.FromString(data)
+    except Exception:  # protobuf raises DecodeError (and others on some backends)
+        raise InputError(display, PARSE_FAILED) from None

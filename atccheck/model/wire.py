@@ -2,8 +2,9 @@
 
 An ONNX file is one protobuf ``ModelProto``. Nearly all of its bytes are tensor payloads
 (``TensorProto.raw_data`` and the typed ``*_data`` fields), which ``check`` never reads.
-:func:`strip_large_tensors` walks the protobuf wire format over the file's bytes (an ``mmap``
-in :mod:`atccheck.model.loading`, so skipped payloads are never paged in) and returns the same
+:func:`strip_large_tensors` walks the protobuf wire format over the file's bytes (a
+:class:`FileBytes`, which reads the file a window at a time, so skipped payloads are never
+read) and returns the same
 message without the payload fields of every tensor holding more than ``keep_elements``
 elements. Everything else is copied byte for byte: names, dims, data types, external-data
 records, attributes, value infos, unknown fields, and the data of small tensors. The result
@@ -30,9 +31,8 @@ descriptors of the installed onnx package.
 
 from __future__ import annotations
 
-from typing import Callable, Union
-
-Buffer = Union[bytes, bytearray, memoryview]
+import os
+from typing import BinaryIO, Callable, Union
 
 VARINT, FIXED64, LENGTH, START_GROUP, END_GROUP, FIXED32 = 0, 1, 2, 3, 4, 5
 
@@ -71,21 +71,64 @@ class WireError(ValueError):
     """The bytes are not a well-formed protobuf message."""
 
 
+class FileBytes:
+    """Random access to an open binary file by slice and by window, read a window at a time.
+
+    Used instead of an ``mmap``: on recent kernels a fault in a mapped file maps a whole large
+    page-cache folio (up to megabytes) into the process, so touching one tag per tensor put a
+    third of a 330 MB model in the resident set. Reads here leave the file in the page cache
+    only; at most one window is held.
+    """
+
+    WINDOW = 1 << 16
+
+    def __init__(self, handle: BinaryIO, size: int) -> None:
+        self.handle, self.size = handle, size
+        self.start, self.window = 0, b""
+
+    def __len__(self) -> int:
+        return self.size
+
+    def read(self, start: int, stop: int) -> bytes:
+        self.handle.seek(start)
+        data = self.handle.read(stop - start)
+        if len(data) != stop - start:
+            raise WireError("the file ended early (changed while it was read?)")
+        return data
+
+    def __getitem__(self, index: slice) -> bytes:
+        start, stop = index.start, index.stop
+        if self.start <= start and stop <= self.start + len(self.window):
+            return self.window[start - self.start : stop - self.start]
+        return self.read(start, stop)
+
+    def at(self, pos: int, stop: int) -> tuple[bytes, int]:
+        """(window, its offset in the file) with window covering the file's bytes pos to stop."""
+        if pos < self.start or stop > self.start + len(self.window):
+            self.start, self.window = pos, self.read(pos, min(max(stop, pos + self.WINDOW), self.size))
+        return self.window, self.start
+
+
+Buffer = Union[bytes, bytearray, memoryview, FileBytes]
+
+
 def strip_large_tensors(data: Buffer, keep_elements: int) -> bytes:
     """The ModelProto in ``data`` without the payloads of tensors of more than ``keep_elements`` elements."""
-    view = memoryview(data)
+    view = data if isinstance(data, FileBytes) else memoryview(data)
     problem = None
     try:
         pieces = _Walker(view, keep_elements).message(0, len(view), MODEL)
-        result = bytes(view) if pieces is None else b"".join(pieces)
+        result = (view[0 : len(view)] if isinstance(view, FileBytes) else bytes(view)) if pieces is None \
+            else b"".join(pieces)
     except WireError as exc:
         problem = str(exc)
     except RecursionError:
         problem = "messages nested too deeply"
-    # Only now, with the walk's frames gone, no slice of the buffer is left and it can be released
-    # (an mmap cannot be closed while one is).
+    # Only now, with the walk's frames gone, no slice of a memoryview is left and it can be
+    # released (an mmap cannot be closed while one is).
     pieces = None
-    view.release()
+    if isinstance(view, memoryview):
+        view.release()
     if problem is not None:
         raise WireError(problem)
     return result
@@ -122,8 +165,10 @@ def encode_varint(value: int) -> bytes:
 
 
 class _Walker:
-    def __init__(self, buf: memoryview, keep_elements: int) -> None:
+    def __init__(self, buf: Buffer, keep_elements: int) -> None:
         self.buf = buf
+        self.at: Callable[[int, int], tuple[Buffer, int]] = (
+            buf.at if isinstance(buf, FileBytes) else (lambda pos, stop: (buf, 0)))
         self.keep = keep_elements
         self.small = (keep_elements + 1) // 2  # shorter messages cannot hold a tensor to strip
         self.handlers: dict[str, Callable[[int, int], list | None]] = {
@@ -133,21 +178,28 @@ class _Walker:
 
     def field(self, pos: int, end: int) -> tuple[int, int, int, int]:
         """(number, wire type, start of the value, end of the field) of the field at pos."""
-        key, pos = read_varint(self.buf, pos, end)
+        head = min(end, pos + 20)  # a key and a length or value: two varints of at most 10 bytes
+        buf, base = self.at(pos, head)
+        index, limit = pos - base, head - base
+        key = buf[index] if index < limit else 0x80  # one-byte varints (most keys) read inline
+        key, index = (key, index + 1) if key < 0x80 else read_varint(buf, index, limit)
         number, wire = key >> 3, key & 7
         if number == 0 or key >> 32:
             raise WireError("invalid field number")
-        if wire == VARINT:
-            return number, wire, pos, read_varint(self.buf, pos, end)[1]
         if wire == LENGTH:
-            length, start = read_varint(self.buf, pos, end)
+            length = buf[index] if index < limit else 0x80
+            length, index = (length, index + 1) if length < 0x80 else read_varint(buf, index, limit)
+            start = index + base
             stop = start + length
+        elif wire == VARINT:
+            return number, wire, index + base, read_varint(buf, index, limit)[1] + base
         elif wire == FIXED64:
-            start, stop = pos, pos + 8
+            start, stop = index + base, index + base + 8
         elif wire == FIXED32:
-            start, stop = pos, pos + 4
+            start, stop = index + base, index + base + 4
         elif wire == START_GROUP:
-            start, stop = pos, self.skip_group(pos, end, number)
+            start = index + base
+            stop = self.skip_group(start, end, number)
         else:
             raise WireError(f"invalid wire type {wire}")
         if stop > end:
@@ -157,33 +209,34 @@ class _Walker:
     def skip_group(self, pos: int, end: int, number: int) -> int:
         """The position after the END_GROUP that closes group ``number`` (groups only appear as unknown fields)."""
         while pos < end:
-            key, after = read_varint(self.buf, pos, end)
+            head = min(end, pos + 10)
+            buf, base = self.at(pos, head)
+            key, after = read_varint(buf, pos - base, head - base)
             if key & 7 == END_GROUP:
                 if key >> 3 != number:
                     raise WireError("mismatched end of group")
-                return after
+                return after + base
             pos = self.field(pos, end)[3]
         raise WireError("unterminated group")
 
-    def message(self, pos: int, end: int, schema: dict[str, str]) -> list | None:
+    def message(self, pos: int, end: int, schema: dict[int, str]) -> list | None:
         """The pieces of the message in buf[pos:end] once stripped, or None when nothing changes."""
         if end - pos < self.small:
             return None
         pieces: list = []
         copied = pos  # start of the bytes not yet put in pieces
+        small, handlers = self.small, self.handlers
         while pos < end:
             number, wire, start, stop = self.field(pos, end)
-            kind = schema.get(number) if wire == LENGTH else None
+            kind = schema.get(number) if wire == LENGTH and stop - start >= small else None
             if kind is not None:
-                inner = self.handlers[kind](start, stop)
+                inner = handlers[kind](start, stop)
                 if inner is not None:
                     pieces.append(self.buf[copied:pos])
                     pieces.append(encode_varint(number << 3 | LENGTH))
                     pieces.append(encode_varint(sum(len(p) for p in inner)))
                     pieces.extend(inner)
                     copied = stop
-            elif wire == END_GROUP:
-                raise WireError("end of group outside a group")
             pos = stop
         if not pieces:
             return None
@@ -192,31 +245,27 @@ class _Walker:
 
     def tensor(self, pos: int, end: int) -> list | None:
         """A TensorProto without its payload fields when it holds more than keep elements."""
-        if end - pos < self.small:
-            return None
-        count, seen = 1, pos
-        while seen < end:
-            number, wire, start, stop = self.field(seen, end)
-            if number == TENSOR_DIMS and wire == VARINT:
-                count *= _signed(read_varint(self.buf, start, stop)[0])
-            elif number == TENSOR_DIMS and wire == LENGTH:
-                while start < stop:
-                    dim, start = read_varint(self.buf, start, stop)
+        count, payloads, field_start = 1, [], pos
+        while field_start < end:
+            number, wire, start, stop = self.field(field_start, end)
+            if number == TENSOR_DIMS and wire in (VARINT, LENGTH):  # one dim, or packed dims
+                buf, base = self.at(start, stop)
+                index, limit = start - base, stop - base
+                while index < limit:
+                    dim, index = read_varint(buf, index, limit)
                     count *= _signed(dim)
-            seen = stop
+            elif number in TENSOR_PAYLOAD and (wire == LENGTH or wire == TENSOR_PAYLOAD[number][0]):
+                payloads.append((number, wire, field_start, start, stop))
+            field_start = stop
         if count <= self.keep:
             return None
         pieces: list = []
         copied = pos
-        while pos < end:
-            number, wire, start, stop = self.field(pos, end)
-            payload = TENSOR_PAYLOAD.get(number)
-            if payload is not None and (wire == LENGTH or wire == payload[0]):
-                if wire == LENGTH:
-                    self.check_packed(start, stop, payload[1], number)
-                pieces.append(self.buf[copied:pos])
-                copied = stop
-            pos = stop
+        for number, wire, field_start, start, stop in payloads:
+            if wire == LENGTH:
+                self.check_packed(start, stop, TENSOR_PAYLOAD[number][1], number)
+            pieces.append(self.buf[copied:field_start])
+            copied = stop
         pieces.append(self.buf[copied:end])
         return pieces
 
@@ -226,7 +275,8 @@ class _Walker:
             return  # bytes fields
         if size and (stop - start) % size:
             raise WireError("packed fixed-width field of a length that is not a multiple of its element size")
-        if not size and self.buf[stop - 1] >= 0x80:
+        buf, base = self.at(stop - 1, stop)
+        if not size and buf[stop - 1 - base] >= 0x80:
             raise WireError("packed varint field ends inside a varint")
 
 
