@@ -71,6 +71,8 @@ def test_large_tensors_keep_metadata_and_small_ones_their_data(tmp_path):
     assert light.model.graph.node[1].attribute[0].t.raw_data == b""
     assert light.file_size == full.file_size and light.external == full.external
     assert light.model.ByteSize() < full.model.ByteSize() // 10
+    assert light.data_left_out(tensors["w"]) and not light.data_left_out(tensors["idx"])
+    assert not full.data_left_out(full.model.graph.initializer[0])
 
 
 def test_check_uses_the_weight_free_load(tmp_path):

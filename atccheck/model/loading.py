@@ -61,6 +61,16 @@ class LoadedModel:
     def display_name(self) -> str:
         return str(self.path) if self.path is not None else (self.model.graph.name or "<model>")
 
+    def data_left_out(self, tensor: "onnx.TensorProto") -> bool:
+        """Whether a weight-free load left this tensor's values out: code that needs them must
+        report them as unknown rather than read an empty tensor."""
+        if self.weights:
+            return False
+        count = 1
+        for d in tensor.dims:
+            count *= d
+        return count > KEEP_ELEMENTS
+
     @property
     def external_bytes(self) -> int:
         return sum(t.nbytes for t in self.external)

@@ -2,13 +2,12 @@
 
 An ONNX file is one protobuf ``ModelProto``. Nearly all of its bytes are tensor payloads
 (``TensorProto.raw_data`` and the typed ``*_data`` fields), which ``check`` never reads.
-:func:`strip_large_tensors` walks the protobuf wire format over the file's bytes (a
+:func:`strip_large_tensors` walks the protobuf wire format over the file's bytes (through
 :class:`FileBytes`, which reads the file a window at a time, so skipped payloads are never
-read) and returns the same
-message without the payload fields of every tensor holding more than ``keep_elements``
-elements. Everything else is copied byte for byte: names, dims, data types, external-data
-records, attributes, value infos, unknown fields, and the data of small tensors. The result
-is small and goes to the ordinary protobuf parser.
+read) and returns the same message without the payload fields of every tensor holding more
+than ``keep_elements`` elements. Everything else is copied byte for byte: names, dims, data
+types, external-data records, attributes, value infos, unknown fields, and the data of small
+tensors. The result is small and goes to the ordinary protobuf parser.
 
 Tensors are found wherever ONNX puts them: graph initializers and sparse initializers,
 tensor attributes (Constant ``value``, ConstantOfShape ...), subgraph attributes (If, Loop,
@@ -31,7 +30,6 @@ descriptors of the installed onnx package.
 
 from __future__ import annotations
 
-import os
 from typing import BinaryIO, Callable, Union
 
 VARINT, FIXED64, LENGTH, START_GROUP, END_GROUP, FIXED32 = 0, 1, 2, 3, 4, 5
@@ -118,8 +116,10 @@ def strip_large_tensors(data: Buffer, keep_elements: int) -> bytes:
     problem = None
     try:
         pieces = _Walker(view, keep_elements).message(0, len(view), MODEL)
-        result = (view[0 : len(view)] if isinstance(view, FileBytes) else bytes(view)) if pieces is None \
-            else b"".join(pieces)
+        if pieces is None:  # nothing to leave out
+            result = view[0 : len(view)] if isinstance(view, FileBytes) else bytes(view)
+        else:
+            result = b"".join(pieces)
     except WireError as exc:
         problem = str(exc)
     except RecursionError:
