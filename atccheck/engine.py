@@ -51,7 +51,7 @@ def prepare(
     source: "str | os.PathLike[str] | onnx.ModelProto | LoadedModel",
     input_shapes: str | InputShapes | None = None,
 ) -> Prepared:
-    loaded = source if isinstance(source, LoadedModel) else load_model(source)
+    loaded = source if isinstance(source, LoadedModel) else load_model(source, weights=False)
     shapes_override = as_input_shapes(input_shapes)
     validate_input_shapes(loaded.model, shapes_override)
     shapes = infer_shapes(loaded.model, shapes_override)

@@ -84,7 +84,7 @@ def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes
             leftover.unlink()
         tmp.rmdir()
     # the output must load from where it is: locations valid, data long enough, checker happy
-    written = load_model(out)
+    written = load_model(out, weights=False)
     size = (out.parent / location).stat().st_size if (out.parent / location).exists() else 0
     for ext in written.external:
         if ext.end > size:

@@ -55,7 +55,7 @@ def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_
 
     if lint_text is not None and lint_file is not None:
         raise UsageError("give --lint or --lint-file, not both")
-    loaded = load_model(model)
+    loaded = load_model(model, weights=False)
     if lint_text is not None or lint_file is not None:
         text = lint_text if lint_text is not None else _read_script(lint_file)
         _lint(loaded.model, model, text, lint_file or "<command>", soc, cann, fmt, precision_mode)

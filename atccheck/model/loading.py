@@ -4,6 +4,14 @@
 locations are validated as strings (they must stay inside the model's folder) but the
 files are never opened, so ``check`` gives the same report with the weights deleted.
 Anything that is not a usable ONNX model raises :class:`InputError` with one line.
+
+With ``weights=False`` (what ``check`` and ``atc-cmd`` use) the weights inside the file are
+not read either: :mod:`atccheck.model.wire` walks the file, reading around the payloads, and leaves out
+the data of every tensor of more than :data:`KEEP_ELEMENTS` elements, so the parser sees only
+the graph, the tensors' names, dims, data types and external-data records, and the data of
+small tensors. The threshold is the one the rules (``GraphIndex.const_value``) and shape
+inference (``shapes.stripped_copy``) use to decide that a constant is small enough to read,
+so no value they read today is left out. ``LoadedModel.weights`` says which kind of load it was.
 """
 
 from __future__ import annotations
@@ -14,9 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from atccheck.errors import InputError
+from atccheck.model.graph import SMALL_CONSTANT_ELEMENTS
+from atccheck.model.shapes import SMALL_INITIALIZER_ELEMENTS
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
+
+# Tensors of more elements than this keep no data in a weight-free load (see the module docstring).
+KEEP_ELEMENTS = max(SMALL_CONSTANT_ELEMENTS, SMALL_INITIALIZER_ELEMENTS)
+PARSE_FAILED = "not an ONNX model, or truncated (protobuf parse failed; ATC: E13005)"
 
 
 @dataclass(frozen=True)
@@ -41,10 +55,21 @@ class LoadedModel:
     path: Path | None = None
     file_size: int | None = None
     external: tuple[ExternalTensor, ...] = ()
+    weights: bool = True  # False: tensors of more than KEEP_ELEMENTS elements hold no data
 
     @property
     def display_name(self) -> str:
         return str(self.path) if self.path is not None else (self.model.graph.name or "<model>")
+
+    def data_left_out(self, tensor: "onnx.TensorProto") -> bool:
+        """Whether a weight-free load left this tensor's values out: code that needs them must
+        report them as unknown rather than read an empty tensor."""
+        if self.weights:
+            return False
+        count = 1
+        for d in tensor.dims:
+            count *= d
+        return count > KEEP_ELEMENTS
 
     @property
     def external_bytes(self) -> int:
@@ -224,8 +249,12 @@ def _cycle_problem(graph: "onnx.GraphProto") -> str | None:
     return f"node '{stuck.name or stuck.op_type}' is part of a cycle"
 
 
-def load_model(source: "str | os.PathLike[str] | onnx.ModelProto") -> LoadedModel:
-    """Parse a model file (or take a ModelProto) without reading external weights."""
+def load_model(source: "str | os.PathLike[str] | onnx.ModelProto", *, weights: bool = True) -> LoadedModel:
+    """Parse a model file (or take a ModelProto) without reading external weights.
+
+    ``weights=False`` leaves out the data of large tensors inside the file too (``check``
+    reads the graph only); a ModelProto is taken as it is either way.
+    """
     import onnx
 
     if isinstance(source, onnx.ModelProto):
@@ -245,6 +274,20 @@ def load_model(source: "str | os.PathLike[str] | onnx.ModelProto") -> LoadedMode
         raise InputError(display, "is a directory, not a model file")
     if stat.st_size == 0:
         raise InputError(display, "empty file (ATC: E13015)")
+    model = _parse_whole(path, display, stat.st_size) if weights else _parse_graph(path, display)
+    validate_structure(model, display)
+    return LoadedModel(
+        model=model,
+        path=path,
+        file_size=stat.st_size,
+        external=external_tensors(model, path.parent, display),
+        weights=weights,
+    )
+
+
+def _parse_whole(path: Path, display: str, size: int) -> "onnx.ModelProto":
+    import onnx
+
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -254,14 +297,27 @@ def load_model(source: "str | os.PathLike[str] | onnx.ModelProto") -> LoadedMode
         model.ParseFromString(data)
     except Exception:  # protobuf raises DecodeError (and others on some backends)
         limit = 2**31 - 1
-        if stat.st_size > limit:
-            raise InputError(display, f"{stat.st_size} bytes is over ATC's single-file limit of {limit} bytes (E13015) and could not be parsed; save the model with external data") from None
-        raise InputError(display, "not an ONNX model, or truncated (protobuf parse failed; ATC: E13005)") from None
-    del data
-    validate_structure(model, display)
-    return LoadedModel(
-        model=model,
-        path=path,
-        file_size=stat.st_size,
-        external=external_tensors(model, path.parent, display),
-    )
+        if size > limit:
+            raise InputError(display, f"{size} bytes is over ATC's single-file limit of {limit} bytes (E13015) and could not be parsed; save the model with external data") from None
+        raise InputError(display, PARSE_FAILED) from None
+    return model
+
+
+def _parse_graph(path: Path, display: str) -> "onnx.ModelProto":
+    """The model without the data of large tensors, read around them."""
+    import onnx
+
+    from atccheck.model.wire import FileBytes, strip_large_tensors
+
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = strip_large_tensors(FileBytes(handle, size), KEEP_ELEMENTS)
+    except OSError as exc:
+        raise InputError(display, f"cannot read: {exc.strerror or exc}") from None
+    except Exception:  # WireError from the walk
+        raise InputError(display, PARSE_FAILED) from None
+    try:
+        return onnx.ModelProto.FromString(data)
+    except Exception:  # protobuf raises DecodeError (and others on some backends)
+        raise InputError(display, PARSE_FAILED) from None

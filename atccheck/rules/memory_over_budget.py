@@ -8,6 +8,7 @@ from typing import Iterable
 from atccheck.context import CheckContext
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.model.loading import element_size, iter_graph_tensors, tensor_nbytes
+from atccheck.model.toposort import dataflow_order
 from atccheck.rules.base import Rule, register
 
 FLOAT32 = 1
@@ -114,16 +115,12 @@ def _budget(ctx: CheckContext) -> tuple[int | None, str, str]:
 
 def estimate_memory(ctx: CheckContext) -> Estimate | None:
     """Weights plus the liveness peak of root-graph activations; None when a shape is not static."""
-    import networkx as nx
-
     weights = sum(tensor_nbytes(t) for t in iter_graph_tensors(ctx.model.graph))
     fp16 = ctx.target.casts_fp32_to_fp16
     nodes = list(ctx.model.graph.node)
     reads = [ctx.graph.reads(node) for node in nodes]
-    graph = ctx.nx_graph
-    try:
-        order = list(nx.lexicographical_topological_sort(graph))
-    except nx.NetworkXUnfeasible:
+    order = dataflow_order([node.output for node in nodes], reads)
+    if order is None:
         return None  # a cycle: not a valid graph to walk
     step = {index: position for position, index in enumerate(order)}
     last = max(len(order) - 1, 0)
