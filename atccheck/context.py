@@ -14,7 +14,6 @@ from atccheck.tables import AscendMapping, Kernel, Registration, RegistryView, T
 from atccheck.target import Target
 
 if TYPE_CHECKING:  # pragma: no cover
-    import networkx
     import numpy as np
     import onnx
 
@@ -103,26 +102,6 @@ class CheckContext:
 
     def kernel(self, ascend_op: str) -> Kernel | None:
         return self.tables.kernel(self.target.profile.kernel_release, self.target.soc.kernel_family, ascend_op)
-
-    # ---- graph structure
-
-    @cached_property
-    def nx_graph(self) -> "networkx.DiGraph":
-        """Root-graph dataflow as a networkx DiGraph keyed by node position (names may repeat):
-        an edge runs from a producer to every root node reading its output, directly or from
-        inside a subgraph."""
-        import networkx as nx
-
-        nodes = self.model.graph.node
-        produced_by = {name: index for index, node in enumerate(nodes) for name in node.output if name}
-        graph = nx.DiGraph()
-        graph.add_nodes_from(range(len(nodes)))
-        for index, node in enumerate(nodes):
-            for name in self.graph.reads(node):
-                producer = produced_by.get(name)
-                if producer is not None and producer != index:
-                    graph.add_edge(producer, index)
-        return graph
 
 
 @dataclass(frozen=True)
