@@ -38,6 +38,9 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("opset-not-registered", "HardSwish"): ("decompose-hard-swish", True),
     ("kernel-out-of-range", "MaxPool"): ("split-large-pool", True),
     ("kernel-out-of-range", "AveragePool"): ("split-large-pool", True),
+    ("unsupported-op", "SimplifiedLayerNormalization"): ("decompose-simplified-layer-normalization", True),
+    ("unsupported-op", "RMSNormalization"): ("decompose-rms-normalization", True),
+    ("opset-not-registered", "RMSNormalization"): ("decompose-rms-normalization", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
@@ -45,6 +48,10 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "BiasGelu": ("decompose-contrib-bias-gelu", True),
     "QuickGelu": ("decompose-contrib-quick-gelu", True),
     "SkipLayerNormalization": ("decompose-contrib-skip-layer-normalization", True),
+    "FusedConv": ("decompose-contrib-fused-conv", True),
+    "FusedGemm": ("decompose-contrib-fused-gemm", True),
+    "FusedMatMul": ("decompose-contrib-fused-matmul", True),
+    "SkipSimplifiedLayerNormalization": ("decompose-contrib-skip-simplified-layer-normalization", True),
 }
 
 

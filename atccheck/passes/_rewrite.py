@@ -80,6 +80,11 @@ class Site:
     def input(self, index: int) -> str:
         return self.node.input[index] if index < len(self.node.input) else ""
 
+    def attrs(self, drop: Iterable[str] = ()) -> dict[str, Any]:
+        """Every attribute the node sets, by name (strings decoded), except those in ``drop``."""
+        skip = set(drop)
+        return {a.name: self.attr(a.name) for a in self.node.attribute if a.name not in skip}
+
     def output(self, index: int) -> str:
         return self.node.output[index] if index < len(self.node.output) else ""
 
