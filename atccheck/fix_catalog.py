@@ -52,6 +52,8 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "FusedGemm": ("decompose-contrib-fused-gemm", True),
     "FusedMatMul": ("decompose-contrib-fused-matmul", True),
     "SkipSimplifiedLayerNormalization": ("decompose-contrib-skip-simplified-layer-normalization", True),
+    "Attention": ("decompose-contrib-attention", True),
+    "EmbedLayerNormalization": ("decompose-contrib-embed-layer-normalization", True),
 }
 
 
