@@ -41,6 +41,9 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("unsupported-op", "SimplifiedLayerNormalization"): ("decompose-simplified-layer-normalization", True),
     ("unsupported-op", "RMSNormalization"): ("decompose-rms-normalization", True),
     ("opset-not-registered", "RMSNormalization"): ("decompose-rms-normalization", True),
+    ("unsupported-op", "GridSample"): ("decompose-grid-sample", True),
+    ("opset-not-registered", "GridSample"): ("decompose-grid-sample", True),
+    ("opset-not-registered", "AffineGrid"): ("decompose-affine-grid", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
