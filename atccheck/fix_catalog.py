@@ -44,6 +44,10 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("unsupported-op", "GridSample"): ("decompose-grid-sample", True),
     ("opset-not-registered", "GridSample"): ("decompose-grid-sample", True),
     ("opset-not-registered", "AffineGrid"): ("decompose-affine-grid", True),
+    ("unsupported-op", "RotaryEmbedding"): ("decompose-rotary-embedding", True),
+    ("opset-not-registered", "RotaryEmbedding"): ("decompose-rotary-embedding", True),
+    ("unsupported-op", "Attention"): ("decompose-attention", True),
+    ("opset-not-registered", "Attention"): ("decompose-attention", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
