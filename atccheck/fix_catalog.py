@@ -64,8 +64,29 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
 }
 
 
-def suggest(rule: str, op_type: str | None = None, domain: str = "") -> FixSuggestion:
-    """The pass that fixes a finding of this rule on this op, or ``manual``."""
+def _einsum_rewritable(equation: object) -> bool:
+    """decompose-einsum rewrites every equation whose operands repeat no label (no diagonal, no trace)."""
+    if not isinstance(equation, str):
+        return True
+    for term in equation.replace(" ", "").partition("->")[0].split(","):
+        letters = term.replace("...", "")
+        if len(set(letters)) != len(letters):
+            return False
+    return True
+
+
+# Attribute values the pass CATALOG names cannot rewrite: a finding on them says ``manual``.
+REWRITABLE_VALUES = {
+    ("attr-out-of-range", "Einsum", "equation"): _einsum_rewritable,
+}
+
+
+def suggest(rule: str, op_type: str | None = None, domain: str = "", attr: str | None = None,
+            value: object = None) -> FixSuggestion:
+    """The pass that fixes a finding of this rule on this op (and attribute value), or ``manual``."""
+    check = REWRITABLE_VALUES.get((rule, op_type or "", attr or ""))
+    if check is not None and not check(value):
+        return FixSuggestion.manual()
     if domain == "com.microsoft" and op_type in CONTRIB_DECOMPOSITIONS:
         name, safe = CONTRIB_DECOMPOSITIONS[op_type]
         return FixSuggestion(name, safe)

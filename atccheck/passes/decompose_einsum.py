@@ -26,11 +26,13 @@ class DecomposeEinsum(FixPass):
     Handles explicit and implicit equations with any number of operands (contracted left to
     right), batch labels (kept as MatMul batch axes), contracted labels, free labels, labels
     summed away (ReduceSum first), the single-operand transpose/sum case, and ``...`` when
-    the operand ranks are known. A Reshape is needed only when a group (free or contracted
-    labels of one side) has other than one label; it then needs those sizes to be static
-    (one unknown may be -1). Left untouched, with a note: repeated labels in one operand
-    (diagonals, traces), ellipsis axes that broadcast (size 1 against n), and groupings
-    whose sizes are unknown. Exact up to float rounding (summation order changes).
+    the operand ranks are known, its axes broadcasting (size 1 against n, or fewer axes on
+    one side) as MatMul batch axes do. A Reshape is needed only when a group (free or
+    contracted labels of one side) has other than one label; it then needs those sizes to
+    be static (one unknown may be -1); batch axes are copied (Reshape 0). Left untouched,
+    with a note: repeated labels in one operand (diagonals, traces: the finding's fix says
+    ``manual``), sizes that do not broadcast, and groupings whose sizes are unknown. Exact
+    up to float rounding (summation order changes).
     """
 
     name = "decompose-einsum"
@@ -126,8 +128,12 @@ def label_sizes(terms: list[list[str]], shapes: Sequence[Sequence | None]) -> di
             dim = dim if isinstance(dim, int) and dim >= 0 else None
             known = sizes.get(label)
             if known is not None and dim is not None and known != dim:
-                raise Unsupported(f"label '{label}' has sizes {known} and {dim}: broadcasting is not rewritten")
-            sizes[label] = known if known is not None else dim
+                if not label.startswith("...") or 1 not in (known, dim):
+                    raise Unsupported(f"label '{label}' has sizes {known} and {dim}, which do not broadcast")
+                dim = max(known, dim)  # an ellipsis axis of size 1 broadcasts (MatMul batch axes do)
+            elif known is not None:
+                dim = known
+            sizes[label] = dim
     return sizes
 
 
@@ -181,7 +187,8 @@ def regroup(em: Emitter, value: str, batch: list[str], groups: list[list[str]], 
 
 
 def reshape(em: Emitter, value: str, batch: list[str], groups: list[list[str]], sizes: dict[str, int | None]) -> str:
-    shape = [sizes[x] if sizes[x] is not None else 0 for x in batch]  # 0: Reshape copies the dim
+    # batch axes lead the value and the result: 0 makes Reshape copy each (right when it broadcasts)
+    shape: list[int | None] = [0] * len(batch)
     for group in groups:
         dims = [sizes[x] for x in group]
         shape.append(prod(dims) if None not in dims else (-1 if len(group) == 1 else None))  # type: ignore[arg-type]

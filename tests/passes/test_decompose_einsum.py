@@ -37,6 +37,11 @@ CASES = [
     ("ijk->kji", [[2, 3, 4]], [4, 3, 2]),  # single-operand transpose
     ("ijk->j", [[2, 3, 4]], [3]),  # single-operand sum
     ("ba,ab->b", [[3, 4], [4, 3]], [3]),  # batch label in a different position per operand
+    ("...ij,...jk->...ik", [[1, 3, 4], [2, 4, 5]], [2, 3, 5]),  # ellipsis axis broadcast
+    ("...ij,...jk", [[2, 1, 3, 4], [1, 5, 4, 6]], [2, 5, 3, 6]),  # both sides broadcast, implicit output
+    ("...ij,jk->...ik", [[2, 3, 3, 4], [4, 5]], [2, 3, 3, 5]),  # ellipsis on one side only
+    ("b...ij,b...jk->b...ik", [[2, 1, 3, 4], [2, 3, 4, 5]], [2, 3, 3, 5]),
+    ("...ij,...kj->...ik", [[1, 3, 4], [2, 5, 4]], [2, 3, 5]),
 ]
 
 
@@ -77,7 +82,7 @@ def test_listed_equation_is_left_on_8_0_and_rewritten_on_5_0():
 @pytest.mark.parametrize("equation,shapes,why", [
     ("ii->i", [[3, 3]], "repeats"),
     ("abc,bcd->ad", [["n", 3, "k"], [3, "k", 5]], "sizes"),
-    ("...ij,...jk->...ik", [[1, 3, 4], [2, 4, 5]], "broadcast"),
+    ("...ij,...jk->...ik", [[3, 3, 4], [2, 4, 5]], "broadcast"),
 ])
 def test_what_it_cannot_do_is_left_with_a_note(equation, shapes, why):
     model = einsum_model(equation, shapes, None)

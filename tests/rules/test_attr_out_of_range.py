@@ -77,6 +77,15 @@ def test_einsum_equation_is_matched_as_a_pattern_and_suggests_decomposition():
     assert f.fix.pass_name == "decompose-einsum" and "abc,acd->abd" in f.message
 
 
+def test_an_equation_no_pass_can_rewrite_says_manual():
+    model = single_op_model("Einsum", [[2, 3, 3], [2, 3, 5]], None, opset=13, equation="bii,bij->bj")  # a diagonal
+    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert f.fix.pass_name == "manual" and "export Einsum" in f.hint
+    model = single_op_model("GridSample", [[1, 2, 4, 4], [1, 3, 3, 2]], None, opset=16, mode="bicubic")
+    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert f.fix.pass_name == "manual"
+
+
 def test_nothing_for_profiles_the_limit_does_not_cover():
     model = single_op_model("ArgMax", [[2, 3]], None, opset=11, axis=1, select_last_index=1)
     assert found(check(model, soc="Ascend310P3", cann="6.0")) == []
