@@ -48,6 +48,7 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("opset-not-registered", "RotaryEmbedding"): ("decompose-rotary-embedding", True),
     ("unsupported-op", "Attention"): ("decompose-attention", True),
     ("opset-not-registered", "Attention"): ("decompose-attention", True),
+    ("unsupported-op", "STFT"): ("decompose-stft", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
