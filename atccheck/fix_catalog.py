@@ -62,6 +62,7 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "SkipSimplifiedLayerNormalization": ("decompose-contrib-skip-simplified-layer-normalization", True),
     "Attention": ("decompose-contrib-attention", True),
     "EmbedLayerNormalization": ("decompose-contrib-embed-layer-normalization", True),
+    "Gelu": ("decompose-contrib-gelu", True),
 }
 
 
