@@ -49,6 +49,7 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("unsupported-op", "Attention"): ("decompose-attention", True),
     ("opset-not-registered", "Attention"): ("decompose-attention", True),
     ("unsupported-op", "STFT"): ("decompose-stft", True),
+    ("attr-out-of-range", "Resize"): ("use-pytorch-half-pixel", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
@@ -66,9 +67,9 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
 }
 
 
-def _einsum_rewritable(equation: object) -> bool:
+def _einsum_rewritable(attr: str | None, equation: object) -> bool:
     """decompose-einsum rewrites every equation whose operands repeat no label (no diagonal, no trace)."""
-    if not isinstance(equation, str):
+    if attr != "equation" or not isinstance(equation, str):
         return True
     for term in equation.replace(" ", "").partition("->")[0].split(","):
         letters = term.replace("...", "")
@@ -77,17 +78,24 @@ def _einsum_rewritable(equation: object) -> bool:
     return True
 
 
-# Attribute values the pass CATALOG names cannot rewrite: a finding on them says ``manual``.
+def _resize_rewritable(attr: str | None, value: object) -> bool:
+    """use-pytorch-half-pixel renames half_pixel; no other Resize attribute value has an equivalent."""
+    return attr == "coordinate_transformation_mode" and value == "half_pixel"
+
+
+# Which attribute values the pass CATALOG names for (rule, op type) can rewrite: a finding on
+# any other value says ``manual``.
 REWRITABLE_VALUES = {
-    ("attr-out-of-range", "Einsum", "equation"): _einsum_rewritable,
+    ("attr-out-of-range", "Einsum"): _einsum_rewritable,
+    ("attr-out-of-range", "Resize"): _resize_rewritable,
 }
 
 
 def suggest(rule: str, op_type: str | None = None, domain: str = "", attr: str | None = None,
             value: object = None) -> FixSuggestion:
     """The pass that fixes a finding of this rule on this op (and attribute value), or ``manual``."""
-    check = REWRITABLE_VALUES.get((rule, op_type or "", attr or ""))
-    if check is not None and not check(value):
+    check = REWRITABLE_VALUES.get((rule, op_type or ""))
+    if check is not None and attr is not None and not check(attr, value):
         return FixSuggestion.manual()
     if domain == "com.microsoft" and op_type in CONTRIB_DECOMPOSITIONS:
         name, safe = CONTRIB_DECOMPOSITIONS[op_type]
