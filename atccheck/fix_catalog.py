@@ -64,6 +64,10 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "Attention": ("decompose-contrib-attention", True),
     "EmbedLayerNormalization": ("decompose-contrib-embed-layer-normalization", True),
     "Gelu": ("decompose-contrib-gelu", True),
+    "RotaryEmbedding": ("decompose-contrib-rotary-embedding", True),
+    "GemmFastGelu": ("decompose-contrib-gemm-fast-gelu", True),
+    "BiasAdd": ("decompose-contrib-bias-add", True),
+    "BiasSplitGelu": ("decompose-contrib-bias-split-gelu", True),
 }
 
 

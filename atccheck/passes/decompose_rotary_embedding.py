@@ -53,28 +53,35 @@ class DecomposeRotaryEmbedding(Decomposition):
         dim = int(site.attr("rotary_embedding_dim", 0)) or head
         if dim % 2 or dim > head:
             return f"rotary_embedding_dim {dim} for head size {head}"
-        half = dim // 2
         if position_ids:
             cos = em.op("Gather", [cos, position_ids], axis=0)
             sin = em.op("Gather", [sin, position_ids], axis=0)
         cos, sin = em.unsqueeze(cos, [cache_axis]), em.unsqueeze(sin, [cache_axis])
-        rotated = em.slice(view, [0], [dim], [-1]) if dim < head else view
-        if site.attr("interleaved", 0):
-            pairs = em.reshape(rotated, [0, 0, 0, half, 2])
-            x1 = em.reshape(em.slice(pairs, [0], [1], [-1]), [0, 0, 0, half])
-            x2 = em.reshape(em.slice(pairs, [1], [2], [-1]), [0, 0, 0, half])
-        else:
-            x1, x2 = em.slice(rotated, [0], [half], [-1]), em.slice(rotated, [half], [dim], [-1])
-        real = em.op("Sub", [em.op("Mul", [x1, cos]), em.op("Mul", [x2, sin])])
-        imag = em.op("Add", [em.op("Mul", [x1, sin]), em.op("Mul", [x2, cos])])
-        if site.attr("interleaved", 0):
-            joined = em.op("Concat", [em.unsqueeze(real, [-1]), em.unsqueeze(imag, [-1])], axis=-1)
-            result = em.reshape(joined, [0, 0, 0, dim])
-        else:
-            result = em.op("Concat", [real, imag], axis=-1)
-        if dim < head:
-            result = em.op("Concat", [result, em.slice(view, [dim], [head], [-1])], axis=-1)
+        result = rotate(em, view, cos, sin, dim, head, bool(site.attr("interleaved", 0)))
         if len(info.shape) == 3:
             result = em.reshape(result, [0, 0, info.shape[-1]])
         em.finish(result, site.output(0))
         return em
+
+
+def rotate(em: Emitter, view: str, cos: str, sin: str, dim: int, head: int, interleaved: bool) -> str:
+    """Rotate the first ``dim`` values of each head of a 4-D ``view`` (last axis ``head``) by
+    ``cos``/``sin`` (broadcastable to [..., dim/2]); the rest of the head passes through."""
+    half = dim // 2
+    rotated = em.slice(view, [0], [dim], [-1]) if dim < head else view
+    if interleaved:  # even/odd pairs, without a stepped Slice on the last axis
+        pairs = em.reshape(rotated, [0, 0, 0, half, 2])
+        x1 = em.reshape(em.slice(pairs, [0], [1], [-1]), [0, 0, 0, half])
+        x2 = em.reshape(em.slice(pairs, [1], [2], [-1]), [0, 0, 0, half])
+    else:
+        x1, x2 = em.slice(rotated, [0], [half], [-1]), em.slice(rotated, [half], [dim], [-1])
+    real = em.op("Sub", [em.op("Mul", [x1, cos]), em.op("Mul", [x2, sin])])
+    imag = em.op("Add", [em.op("Mul", [x1, sin]), em.op("Mul", [x2, cos])])
+    if interleaved:
+        joined = em.op("Concat", [em.unsqueeze(real, [-1]), em.unsqueeze(imag, [-1])], axis=-1)
+        result = em.reshape(joined, [0, 0, 0, dim])
+    else:
+        result = em.op("Concat", [real, imag], axis=-1)
+    if dim < head:
+        result = em.op("Concat", [result, em.slice(view, [dim], [head], [-1])], axis=-1)
+    return result

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
+from onnx import helper
 
 from atccheck.passes.decompose_rotary_embedding import DecomposeRotaryEmbedding
 from builders import init, make_model, tensor_input
