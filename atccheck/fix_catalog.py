@@ -68,6 +68,7 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "GemmFastGelu": ("decompose-contrib-gemm-fast-gelu", True),
     "BiasAdd": ("decompose-contrib-bias-add", True),
     "BiasSplitGelu": ("decompose-contrib-bias-split-gelu", True),
+    "MultiHeadAttention": ("decompose-contrib-multi-head-attention", True),
 }
 
 
