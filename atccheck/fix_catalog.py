@@ -50,6 +50,9 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("opset-not-registered", "Attention"): ("decompose-attention", True),
     ("unsupported-op", "STFT"): ("decompose-stft", True),
     ("attr-out-of-range", "Resize"): ("use-pytorch-half-pixel", True),
+    ("unsupported-op", "HannWindow"): ("decompose-window-functions", True),
+    ("unsupported-op", "HammingWindow"): ("decompose-window-functions", True),
+    ("unsupported-op", "BlackmanWindow"): ("decompose-window-functions", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
