@@ -53,6 +53,7 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("unsupported-op", "HannWindow"): ("decompose-window-functions", True),
     ("unsupported-op", "HammingWindow"): ("decompose-window-functions", True),
     ("unsupported-op", "BlackmanWindow"): ("decompose-window-functions", True),
+    ("unsupported-op", "DFT"): ("decompose-dft", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
