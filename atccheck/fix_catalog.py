@@ -73,6 +73,7 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "BiasAdd": ("decompose-contrib-bias-add", True),
     "BiasSplitGelu": ("decompose-contrib-bias-split-gelu", True),
     "MultiHeadAttention": ("decompose-contrib-multi-head-attention", True),
+    "GridSample": ("decompose-contrib-grid-sample", True),
 }
 
 

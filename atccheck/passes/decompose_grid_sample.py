@@ -41,58 +41,62 @@ class DecomposeGridSample(Decomposition):
     counted = "GridSample node(s)"
 
     def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
-        from onnx import TensorProto
+        return grid_sample_rewrite(rw, site, site.attr("mode", "bilinear" if rw.opset < 20 else "linear"))
 
-        x, grid = site.input(0), site.input(1)
-        elem = rw.float_type(x)
-        mode = site.attr("mode", "bilinear" if rw.opset < 20 else "linear")
-        padding = site.attr("padding_mode", "zeros")
-        align = bool(site.attr("align_corners", 0))
-        if mode not in LINEAR_MODES + NEAREST_MODES:
-            return f"mode '{mode}' (only bilinear/linear and nearest are rewritten)"
-        if padding not in PADDING_MODES:
-            return f"padding_mode '{padding}'"
-        x_info, g_info = rw.info(x), rw.info(grid)
-        if x_info is None or not x_info.is_static or g_info is None or not g_info.is_static:
-            return "the input and grid shapes must be static (give --input-shape)"
-        if len(x_info.shape) != 4:
-            return f"a {len(x_info.shape)}-D input (only 4-D [N, C, H, W] is rewritten)"
-        n, c, h, w = x_info.shape
-        _, ho, wo, _ = g_info.shape
-        em = Emitter(rw, site)
-        flat = em.reshape(x, [n, c, h * w])
-        if rw.elem_type(grid) != elem:
-            grid = em.cast(grid, elem)
-        gx = em.reshape(em.slice(grid, [0], [1], [3]), [n, ho * wo])
-        gy = em.reshape(em.slice(grid, [1], [2], [3]), [n, ho * wo])
-        ix = pixel_coordinate(em, gx, w, align, elem)
-        iy = pixel_coordinate(em, gy, h, align, elem)
-        if mode in NEAREST_MODES:
-            corners = [(em.op("Round", [ix]), em.op("Round", [iy]), None)]
-        else:
-            x0, y0 = em.op("Floor", [ix]), em.op("Floor", [iy])
-            one = em.scalar(1.0, elem, "one")
-            x1, y1 = em.op("Add", [x0, one]), em.op("Add", [y0, one])
-            wx1, wy1 = em.op("Sub", [ix, x0]), em.op("Sub", [iy, y0])
-            wx0, wy0 = em.op("Sub", [x1, ix]), em.op("Sub", [y1, iy])
-            corners = [(x0, y0, em.op("Mul", [wx0, wy0])), (x1, y0, em.op("Mul", [wx1, wy0])),
-                       (x0, y1, em.op("Mul", [wx0, wy1])), (x1, y1, em.op("Mul", [wx1, wy1]))]
-        total = None
-        for cx, cy, weight in corners:
-            xc = fold_index(em, cx, w, align, padding, elem)
-            yc = fold_index(em, cy, h, align, padding, elem)
-            if padding == "zeros":  # a neighbour outside the image reads 0
-                inside = em.op("Mul", [em.cast(em.op("Equal", [cx, xc]), elem), em.cast(em.op("Equal", [cy, yc]), elem)])
-                weight = inside if weight is None else em.op("Mul", [weight, inside])
-            index = em.cast(em.op("Add", [em.op("Mul", [yc, em.scalar(float(w), elem, "width")]), xc]),
-                            TensorProto.INT64)
-            index = em.op("Expand", [em.unsqueeze(index, [1]), em.ints([n, c, ho * wo], "gather_shape")])
-            value = em.op("GatherElements", [flat, index], axis=2)
-            if weight is not None:
-                value = em.op("Mul", [value, em.unsqueeze(weight, [1])])
-            total = value if total is None else em.op("Add", [total, value])
-        em.reshape(total, [n, c, ho, wo], out=site.output(0))
-        return em
+
+def grid_sample_rewrite(rw: Rewriter, site: Site, mode: str) -> Emitter | str:
+    """The 2-D GridSample of (X, grid) with the node's padding_mode and align_corners."""
+    from onnx import TensorProto
+
+    x, grid = site.input(0), site.input(1)
+    elem = rw.float_type(x)
+    padding = site.attr("padding_mode", "zeros")
+    align = bool(site.attr("align_corners", 0))
+    if mode not in LINEAR_MODES + NEAREST_MODES:
+        return f"mode '{mode}' (only bilinear/linear and nearest are rewritten)"
+    if padding not in PADDING_MODES:
+        return f"padding_mode '{padding}'"
+    x_info, g_info = rw.info(x), rw.info(grid)
+    if x_info is None or not x_info.is_static or g_info is None or not g_info.is_static:
+        return "the input and grid shapes must be static (give --input-shape)"
+    if len(x_info.shape) != 4:
+        return f"a {len(x_info.shape)}-D input (only 4-D [N, C, H, W] is rewritten)"
+    n, c, h, w = x_info.shape
+    _, ho, wo, _ = g_info.shape
+    em = Emitter(rw, site)
+    flat = em.reshape(x, [n, c, h * w])
+    if rw.elem_type(grid) != elem:
+        grid = em.cast(grid, elem)
+    gx = em.reshape(em.slice(grid, [0], [1], [3]), [n, ho * wo])
+    gy = em.reshape(em.slice(grid, [1], [2], [3]), [n, ho * wo])
+    ix = pixel_coordinate(em, gx, w, align, elem)
+    iy = pixel_coordinate(em, gy, h, align, elem)
+    if mode in NEAREST_MODES:
+        corners = [(em.op("Round", [ix]), em.op("Round", [iy]), None)]
+    else:
+        x0, y0 = em.op("Floor", [ix]), em.op("Floor", [iy])
+        one = em.scalar(1.0, elem, "one")
+        x1, y1 = em.op("Add", [x0, one]), em.op("Add", [y0, one])
+        wx1, wy1 = em.op("Sub", [ix, x0]), em.op("Sub", [iy, y0])
+        wx0, wy0 = em.op("Sub", [x1, ix]), em.op("Sub", [y1, iy])
+        corners = [(x0, y0, em.op("Mul", [wx0, wy0])), (x1, y0, em.op("Mul", [wx1, wy0])),
+                   (x0, y1, em.op("Mul", [wx0, wy1])), (x1, y1, em.op("Mul", [wx1, wy1]))]
+    total = None
+    for cx, cy, weight in corners:
+        xc = fold_index(em, cx, w, align, padding, elem)
+        yc = fold_index(em, cy, h, align, padding, elem)
+        if padding == "zeros":  # a neighbour outside the image reads 0
+            inside = em.op("Mul", [em.cast(em.op("Equal", [cx, xc]), elem), em.cast(em.op("Equal", [cy, yc]), elem)])
+            weight = inside if weight is None else em.op("Mul", [weight, inside])
+        index = em.cast(em.op("Add", [em.op("Mul", [yc, em.scalar(float(w), elem, "width")]), xc]),
+                        TensorProto.INT64)
+        index = em.op("Expand", [em.unsqueeze(index, [1]), em.ints([n, c, ho * wo], "gather_shape")])
+        value = em.op("GatherElements", [flat, index], axis=2)
+        if weight is not None:
+            value = em.op("Mul", [value, em.unsqueeze(weight, [1])])
+        total = value if total is None else em.op("Add", [total, value])
+    em.reshape(total, [n, c, ho, wo], out=site.output(0))
+    return em
 
 
 def pixel_coordinate(em: Emitter, g: str, size: int, align: bool, elem: int) -> str:
