@@ -427,6 +427,7 @@ class NodeRewrite(FixPass):
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         self.replaced: list[str] = []
         rw = Rewriter(model, ctx, self.name)
+        see_through_contrib_ops(rw)
         rw.run(lambda site: self.rewrite(rw, site) if self.selects(rw, site) else None, self.op_types or (),
                domain=self.domain)
         self.finish(rw)
@@ -460,6 +461,16 @@ class ContribDecomposition(NodeRewrite):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def see_through_contrib_ops(rw: Rewriter) -> None:
+    """Give the rewriter the types of values past onnxruntime's own ops, when the model has any
+    (onnx inference stops at them: see ``_contrib_shapes``)."""
+    from atccheck.passes._contrib_shapes import contrib_aware_shapes, needs_help
+
+    if needs_help(rw.model):
+        rw._shapes = contrib_aware_shapes(rw.model, dict(rw.ctx.input_shapes), rw.shapes)
+
 
 
 def _splice(graph: "onnx.GraphProto", edits: dict[int, Emitter]) -> None:
