@@ -1,6 +1,7 @@
 """Types and shapes past onnxruntime's own ops, which onnx shape inference cannot see through.
 
-onnx knows no com.microsoft schema (nor onnxruntime's standard-domain SimplifiedLayerNormalization),
+onnx knows no com.microsoft schema (nor onnxruntime's standard-domain SimplifiedLayerNormalization,
+nor the LayerNormalization onnxruntime writes below opset 17),
 so in a model onnxruntime optimized every value after its first fused op has no type: a
 decomposition that needs its input's element type would wait one fixer round per layer.
 :func:`contrib_aware_shapes` fills in the outputs of the ops the decompositions handle, from
@@ -130,6 +131,7 @@ RULES: dict[tuple[str, str], Rule] = {
     (CONTRIB, "SkipLayerNormalization"): _like(0, (0, 3)),
     (CONTRIB, "SkipSimplifiedLayerNormalization"): _like(0, (0, 3)),
     ("", "SimplifiedLayerNormalization"): _like(0),
+    ("", "LayerNormalization"): _like(0),  # what onnxruntime writes below opset 17, where onnx has no schema
     (CONTRIB, "FusedConv"): _typed(0),
     (CONTRIB, "FusedGemm"): _typed(0),
     (CONTRIB, "FusedMatMul"): _typed(0),
