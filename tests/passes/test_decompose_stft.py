@@ -33,18 +33,28 @@ def stft_model(length=64, step=16, frame=32, window="hann", onesided=1, channels
 CASES = {
     "hann-onesided": {}, "two-sided": dict(onesided=0), "no-window": dict(window=None),
     "window-gives-length": dict(frame_length_input=False), "complex": dict(channels=2, onesided=0),
-    "odd-frame": dict(frame=25, step=7, length=90), "overlap-none": dict(step=32),
-    "long-frame": dict(length=1200, frame=400, step=160, batch=1),
+    "odd-frame": dict(frame=25, step=7, length=90), "overlap-none": dict(step=32), "gap": dict(step=40, frame=32),
+    "long-frame": dict(length=1200, frame=400, step=160, batch=1), "ragged-end": dict(length=70),
 }
 
 
 @pytest.mark.parametrize("kwargs", CASES.values(), ids=CASES.keys())
-def test_stft_becomes_a_conv_with_the_dft_basis(kwargs):
+def test_stft_becomes_framing_and_a_matmul_with_the_dft_basis(kwargs):
     model = stft_model(**kwargs)
     assert ("unsupported-op", "STFT") in rule_findings(model, "unsupported-op")
     new = assert_rewrite(PASS, model, pass_context())
-    assert "STFT" not in op_types(new) and "Conv" in op_types(new)
+    assert "STFT" not in op_types(new) and "MatMul" in op_types(new) and "Conv" not in op_types(new)
     assert rule_findings(new, "unsupported-op") == []
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(channels=2, onesided=0), dict(frame=25, step=7, length=90)],
+                         ids=["real", "complex", "odd"])
+def test_dynamic_length_becomes_a_strided_conv(kwargs):
+    model = stft_model(**kwargs)
+    model.graph.input[0].type.tensor_type.shape.dim[1].dim_param = "samples"
+    length = kwargs.get("length", 64)
+    new = assert_rewrite(PASS, model, pass_context(), shapes={"x": (2, length, kwargs.get("channels", 1))})
+    assert "Conv" in op_types(new) and "MatMul" not in op_types(new)
 
 
 def test_computed_frame_step_is_left_with_a_note():
