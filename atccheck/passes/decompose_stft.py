@@ -28,7 +28,8 @@ class DecomposeStft(Decomposition):
     ``step`` and the basis as its [2 bins, channels, N] filters, whose kernel
     split-large-kernel-conv cuts when N > 255 (and whose stride above 63 compiles through a
     slow path). A complex signal [B, L, 2] has the basis of a complex product. ``onesided`` 1
-    keeps bins 0..N/2. ``frame_step``, ``frame_length`` and ``window`` must be constants (no
+    keeps bins 0..N/2. A [B, L] signal (what torch exports; onnxruntime reads it as real) is
+    taken as [B, L, 1]. ``frame_step``, ``frame_length`` and ``window`` must be constants (no
     window: rectangular); N comes from ``frame_length``, else the window length. Exact up to
     float rounding. The tolerance (5e-3 absolute + 1e-3 relative) is onnxruntime's own
     error: on a 400-sample Hann frame of N(0, 1) input its STFT is 9.8e-4 off a float64
@@ -50,9 +51,10 @@ class DecomposeStft(Decomposition):
         signal = site.input(SIGNAL)
         elem = rw.float_type(signal)
         info = rw.info(signal)
-        if info is None or info.shape is None or len(info.shape) != 3 or info.shape[-1] not in (1, 2):
-            return "the signal must be [batch, length, 1 or 2] with its last axis known"
-        channels = int(info.shape[-1])
+        if info is None or info.shape is None or not (len(info.shape) == 2 or (len(info.shape) == 3 and
+                                                                              info.shape[-1] in (1, 2))):
+            return "the signal must be [batch, length] or [batch, length, 1 or 2] with its rank known"
+        channels = int(info.shape[-1]) if len(info.shape) == 3 else 1  # [batch, length]: real, as onnxruntime reads it
         step = rw.const_value(site.input(FRAME_STEP))
         if step is None:
             return "frame_step is computed at run time"
@@ -96,7 +98,8 @@ class DecomposeStft(Decomposition):
             em.transpose(parts, [0, 1, 3, 2], out=site.output(0))
             return em
         basis = em.const(filters.astype(np_dtype(elem)), "dft_basis")
-        frames = em.op("Conv", [em.transpose(signal, [0, 2, 1]), basis], kernel_shape=[length], strides=[hop])
+        planar = em.transpose(signal, [0, 2, 1]) if len(info.shape) == 3 else em.unsqueeze(signal, [1])
+        frames = em.op("Conv", [planar, basis], kernel_shape=[length], strides=[hop])
         parts = em.reshape(frames, [0, 2, bins, -1])  # B, (real, imag), bins, frames
         em.transpose(parts, [0, 3, 2, 1], out=site.output(0))
         return em
