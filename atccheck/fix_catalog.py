@@ -77,17 +77,6 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
 }
 
 
-def _einsum_rewritable(attr: str | None, equation: object) -> bool:
-    """decompose-einsum rewrites every equation whose operands repeat no label (no diagonal, no trace)."""
-    if attr != "equation" or not isinstance(equation, str):
-        return True
-    for term in equation.replace(" ", "").partition("->")[0].split(","):
-        letters = term.replace("...", "")
-        if len(set(letters)) != len(letters):
-            return False
-    return True
-
-
 def _resize_rewritable(attr: str | None, value: object) -> bool:
     """use-pytorch-half-pixel renames half_pixel; no other Resize attribute value has an equivalent."""
     return attr == "coordinate_transformation_mode" and value == "half_pixel"
@@ -96,7 +85,6 @@ def _resize_rewritable(attr: str | None, value: object) -> bool:
 # Which attribute values the pass CATALOG names for (rule, op type) can rewrite: a finding on
 # any other value says ``manual``.
 REWRITABLE_VALUES = {
-    ("attr-out-of-range", "Einsum"): _einsum_rewritable,
     ("attr-out-of-range", "Resize"): _resize_rewritable,
 }
 

@@ -77,11 +77,14 @@ def test_einsum_equation_is_matched_as_a_pattern_and_suggests_decomposition():
     assert f.fix.pass_name == "decompose-einsum" and "abc,acd->abd" in f.message
 
 
-def test_an_equation_no_pass_can_rewrite_says_manual():
-    model = single_op_model("Einsum", [[2, 3, 3], [2, 3, 5]], None, opset=13, equation="bii,bij->bj")  # a diagonal
-    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
-    assert f.fix.pass_name == "manual" and "export Einsum" in f.hint
+def test_a_value_no_pass_can_rewrite_says_manual():
     model = single_op_model("GridSample", [[1, 2, 4, 4], [1, 3, 3, 2]], None, opset=16, mode="bicubic")
+    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert f.fix.pass_name == "manual" and "export GridSample" in f.hint
+    resize = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear",
+                              coordinate_transformation_mode="asymmetric")
+    model = make_model([resize], [tensor_input("x", [1, 2, 3, 4, 5])], [tensor_input("y", [1, 2, 6, 8, 10])],
+                       [init("sizes", np.array([1, 2, 6, 8, 10], np.int64))])
     [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
     assert f.fix.pass_name == "manual"
 
