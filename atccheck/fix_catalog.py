@@ -54,6 +54,7 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("unsupported-op", "HammingWindow"): ("decompose-window-functions", True),
     ("unsupported-op", "BlackmanWindow"): ("decompose-window-functions", True),
     ("unsupported-op", "DFT"): ("decompose-dft", True),
+    ("attr-out-of-range", "GridSample"): ("decompose-grid-sample", True),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
@@ -82,10 +83,16 @@ def _resize_rewritable(attr: str | None, value: object) -> bool:
     return attr == "coordinate_transformation_mode" and value == "half_pixel"
 
 
+def _grid_sample_rewritable(attr: str | None, value: object) -> bool:
+    """decompose-grid-sample rewrites every mode and padding mode of a 4-D GridSample."""
+    return attr in ("mode", "padding_mode", "align_corners")
+
+
 # Which attribute values the pass CATALOG names for (rule, op type) can rewrite: a finding on
 # any other value says ``manual``.
 REWRITABLE_VALUES = {
     ("attr-out-of-range", "Resize"): _resize_rewritable,
+    ("attr-out-of-range", "GridSample"): _grid_sample_rewritable,
 }
 
 

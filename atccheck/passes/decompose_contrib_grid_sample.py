@@ -15,10 +15,9 @@ class DecomposeContribGridSample(ContribDecomposition):
 
     Before ONNX had GridSample (opset 16), models exported ``grid_sample`` as onnxruntime's
     contrib GridSample: the same attributes as GridSample-16 (``mode`` bilinear/nearest/
-    bicubic, ``padding_mode``, ``align_corners``), 4-D input only. Bilinear and nearest
-    become GatherElements arithmetic (see decompose-grid-sample); bicubic is left with a
-    note. The com.microsoft import is removed here once no node uses it. Exact up to float
-    rounding.
+    bicubic, ``padding_mode``, ``align_corners``), 4-D input only. Every mode becomes
+    GatherElements arithmetic (see decompose-grid-sample). The com.microsoft import is
+    removed here once no node uses it. Exact up to float rounding.
     """
 
     name = "decompose-contrib-grid-sample"

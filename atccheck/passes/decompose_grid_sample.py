@@ -10,6 +10,8 @@ from atccheck.passes.base import register_pass
 # GridSample-16 names its modes bilinear/nearest/bicubic, GridSample-20 linear/nearest/cubic.
 LINEAR_MODES = ("bilinear", "linear")
 NEAREST_MODES = ("nearest",)
+CUBIC_MODES = ("bicubic", "cubic")
+CUBIC_ALPHA = -0.75  # the cubic convolution coefficient onnxruntime's GridSample uses (Keys)
 PADDING_MODES = ("zeros", "border", "reflection")
 
 
@@ -23,11 +25,12 @@ class DecomposeGridSample(Decomposition):
     opset, or a finding asks. The grid's normalized (x, y) become pixel coordinates
     (``align_corners`` 1: ``(g + 1) / 2 * (size - 1)``, 0: ``((g + 1) * size - 1) / 2``);
     ``bilinear``/``linear`` weighs the four neighbour pixels (Floor), ``nearest`` takes the
-    nearest one (Round, halves to even). A neighbour outside the image reads 0 (``zeros``),
+    nearest one (Round, halves to even), ``bicubic``/``cubic`` weighs the 4 x 4 around by
+    Keys' cubic convolution (alpha -0.75, as onnxruntime). A neighbour outside the image reads 0 (``zeros``),
     the nearest edge pixel (``border``), or its mirror image (``reflection``: about the corner
     pixel centres with align_corners 1, the image edges with 0), as onnxruntime's kernel reads
     each neighbour. Each is read with GatherElements from the [N, C, H*W] image. Needs
-    static input and grid shapes. Left with a note: bicubic/cubic, and inputs other than 4-D.
+    static input and grid shapes. Left with a note: inputs other than 4-D.
     Exact up to float rounding.
     """
 
@@ -52,8 +55,8 @@ def grid_sample_rewrite(rw: Rewriter, site: Site, mode: str) -> Emitter | str:
     elem = rw.float_type(x)
     padding = site.attr("padding_mode", "zeros")
     align = bool(site.attr("align_corners", 0))
-    if mode not in LINEAR_MODES + NEAREST_MODES:
-        return f"mode '{mode}' (only bilinear/linear and nearest are rewritten)"
+    if mode not in LINEAR_MODES + NEAREST_MODES + CUBIC_MODES:
+        return f"mode '{mode}'"
     if padding not in PADDING_MODES:
         return f"padding_mode '{padding}'"
     x_info, g_info = rw.info(x), rw.info(grid)
@@ -73,6 +76,13 @@ def grid_sample_rewrite(rw: Rewriter, site: Site, mode: str) -> Emitter | str:
     iy = pixel_coordinate(em, gy, h, align, elem)
     if mode in NEAREST_MODES:
         corners = [(em.op("Round", [ix]), em.op("Round", [iy]), None)]
+    elif mode in CUBIC_MODES:  # the 4 x 4 pixels around, weighed by cubic convolution of the offsets
+        x0, y0 = em.op("Floor", [ix]), em.op("Floor", [iy])
+        xs = [em.op("Add", [x0, em.scalar(float(k), elem, "offset")]) for k in (-1, 0, 1, 2)]
+        ys = [em.op("Add", [y0, em.scalar(float(k), elem, "offset")]) for k in (-1, 0, 1, 2)]
+        wx = cubic_weights(em, em.op("Sub", [ix, x0]), elem)
+        wy = cubic_weights(em, em.op("Sub", [iy, y0]), elem)
+        corners = [(xs[j], ys[i], em.op("Mul", [wx[j], wy[i]])) for i in range(4) for j in range(4)]
     else:
         x0, y0 = em.op("Floor", [ix]), em.op("Floor", [iy])
         one = em.scalar(1.0, elem, "one")
@@ -97,6 +107,26 @@ def grid_sample_rewrite(rw: Rewriter, site: Site, mode: str) -> Emitter | str:
         total = value if total is None else em.op("Add", [total, value])
     em.reshape(total, [n, c, ho, wo], out=site.output(0))
     return em
+
+
+def cubic_weights(em: Emitter, t: str, elem: int) -> list[str]:
+    """Keys' cubic convolution weights of the pixels at offsets -1, 0, 1, 2 from floor(x), for
+    t = x - floor(x) in [0, 1), alpha -0.75, in the polynomial form onnxruntime evaluates."""
+    a = CUBIC_ALPHA
+
+    def c(value: float) -> str:
+        return em.scalar(value, elem, "cubic")
+
+    def outer(d: str) -> str:  # ((a d - 5a) d + 8a) d - 4a, for d = distance in [1, 2)
+        inner = em.op("Add", [em.op("Mul", [em.op("Sub", [em.op("Mul", [d, c(a)]), c(5 * a)]), d]), c(8 * a)])
+        return em.op("Sub", [em.op("Mul", [inner, d]), c(4 * a)])
+
+    def near(d: str) -> str:  # ((a + 2) d - (a + 3)) d d + 1, for d = distance in [0, 1]
+        inner = em.op("Sub", [em.op("Mul", [d, c(a + 2)]), c(a + 3)])
+        return em.op("Add", [em.op("Mul", [em.op("Mul", [inner, d]), d]), c(1.0)])
+
+    one_minus = em.op("Sub", [c(1.0), t])
+    return [outer(em.op("Add", [t, c(1.0)])), near(t), near(one_minus), outer(em.op("Sub", [c(2.0), t]))]
 
 
 def pixel_coordinate(em: Emitter, g: str, size: int, align: bool, elem: int) -> str:

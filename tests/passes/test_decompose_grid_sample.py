@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from onnx import helper
 
+from atccheck.engine import check
 from atccheck.passes.decompose_grid_sample import DecomposeGridSample
 from builders import init, make_model, tensor_input
 from ort_compare import apply, assert_rewrite, op_types, pass_context, rule_findings
@@ -29,7 +30,7 @@ def grid_model(mode, padding="zeros", align=0, opset=20, grid=None):
                       ir_version=9 if opset >= 20 else 8)
 
 
-MODES = list(itertools.product(["linear", "nearest"], ["zeros", "border", "reflection"], [0, 1]))
+MODES = list(itertools.product(["linear", "nearest", "cubic"], ["zeros", "border", "reflection"], [0, 1]))
 
 
 @pytest.mark.parametrize("mode,padding,align", MODES, ids=["-".join(map(str, m)) for m in MODES])
@@ -47,8 +48,13 @@ def test_grid_as_input_on_a_profile_without_grid_sample():
     assert not apply(PASS, model, pass_context()).modified  # 8.0 registers GridSample-16
 
 
-def test_cubic_and_dynamic_shapes_are_left_with_a_note():
-    result = apply(PASS, grid_model("cubic"), pass_context())
-    assert not result.modified and "cubic" in result.notes[0]
+def test_bicubic_16_on_a_profile_that_rejects_it():
+    model = grid_model("bicubic", "border", 0, opset=16)
+    assert rule_findings(model, "attr-out-of-range") == [("attr-out-of-range", "GridSample")]
+    assert_rewrite(PASS, model, pass_context(findings=[f for f in check(model, "Ascend310P3", "8.0").findings
+                                                       if f.name == "attr-out-of-range"]))
+
+
+def test_dynamic_shapes_are_left_with_a_note():
     result = apply(PASS, grid_model("linear", grid=["n", 4, 6, 2]), pass_context())
     assert not result.modified and "static" in result.notes[0]
