@@ -78,6 +78,18 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
 }
 
 
+# Custom domains no pass rewrites but whose origin tells the user what to do instead.
+DOMAIN_HINTS: dict[str, str] = {
+    # onnxruntime's level-"all" optimizer writes its CPU kernels' blocked NCHWc layout (ReorderInput,
+    # nchwc Conv/MaxPool/...), sized for the CPU that saved the model; level "extended" does not.
+    "com.microsoft.nchwc": (
+        "the model was saved by onnxruntime at optimization level 'all' (NCHWc layout for its CPU kernels): "
+        "save it again at level 'extended' (ORT_ENABLE_EXTENDED), whose fused ops 'atccheck fix' decomposes, "
+        "or use the model before onnxruntime optimized it"
+    ),
+}
+
+
 def _resize_rewritable(attr: str | None, value: object) -> bool:
     """use-pytorch-half-pixel renames half_pixel; no other Resize attribute value has an equivalent."""
     return attr == "coordinate_transformation_mode" and value == "half_pixel"
