@@ -472,7 +472,6 @@ def see_through_contrib_ops(rw: Rewriter) -> None:
         rw._shapes = contrib_aware_shapes(rw.model, dict(rw.ctx.input_shapes), rw.shapes)
 
 
-
 def _splice(graph: "onnx.GraphProto", edits: dict[int, Emitter]) -> None:
     nodes = []
     for index, node in enumerate(graph.node):
