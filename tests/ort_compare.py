@@ -160,3 +160,21 @@ def rule_findings(model: onnx.ModelProto, names, soc: str = "Ascend310P3", cann:
 
 def opset_domains(model: onnx.ModelProto) -> list[str]:
     return [entry.domain for entry in model.opset_import]
+
+
+def ort_optimized(model: onnx.ModelProto, level: str = "extended") -> onnx.ModelProto:
+    """The model as onnxruntime's graph optimizer saves it at this level ("basic", "extended",
+    "all"): how models with com.microsoft fused ops reach users."""
+    import os
+    import tempfile
+
+    levels = {"basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+              "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+              "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL}
+    options = ort.SessionOptions()
+    options.graph_optimization_level = levels[level]
+    options.log_severity_level = 3
+    with tempfile.TemporaryDirectory() as tmp:
+        options.optimized_model_filepath = os.path.join(tmp, "optimized.onnx")
+        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        return onnx.load(options.optimized_model_filepath)

@@ -7,7 +7,7 @@ element type, appends the ops, and returns the name of the result.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.passes._rewrite import Emitter
@@ -78,3 +78,62 @@ def clamp(em: "Emitter", x: str, low: float, high: float, elem: int, use_clip: b
         return em.clip(x, low, high, elem, out)
     floor = em.op("Max", [x, em.scalar(low, elem, "low")])
     return em.op("Min", [floor, em.scalar(high, elem, "high")], out)
+
+
+def rms_normalize(em: "Emitter", x: str, axes: Sequence[int], epsilon: float, elem: int, stash: int | None = None,
+                  inv_rms_out: str | None = None) -> str:
+    """x / sqrt(mean(x * x) + epsilon) over ``axes`` (keepdims), computed in ``stash`` type.
+
+    The sequence of the ONNX RMSNormalization function body: Mul, ReduceMean, Add epsilon,
+    Sqrt, Div. ``inv_rms_out`` names the optional 1/rms output (stash type, keepdims shape).
+    """
+    compute = stash if stash is not None else elem
+    xs = em.cast(x, compute) if compute != elem else x
+    mean_square = em.reduce("ReduceMean", em.op("Mul", [xs, xs]), axes, 1)
+    rms = em.op("Sqrt", [em.op("Add", [mean_square, em.scalar(epsilon, compute, "epsilon")])])
+    if inv_rms_out:
+        em.op("Reciprocal", [rms], inv_rms_out)
+    normalized = em.op("Div", [xs, rms])
+    return em.cast(normalized, elem) if compute != elem else normalized
+
+
+# The activations onnxruntime fuses into FusedConv/FusedGemm, with the names of their
+# parameters in order (FusedConv lists them in ``activation_params``, FusedGemm in
+# ``activation_alpha``/``activation_beta``/``activation_gamma``).
+FUSED_ACTIVATIONS: dict[str, tuple[str, ...]] = {
+    "Relu": (),
+    "Tanh": (),
+    "Sigmoid": (),
+    "Silu": (),
+    "Softsign": (),
+    "Softplus": (),
+    "LeakyRelu": ("alpha",),
+    "Elu": ("alpha",),
+    "ThresholdedRelu": ("alpha",),
+    "Clip": ("min", "max"),
+    "HardSigmoid": ("alpha", "beta"),
+    "Selu": ("alpha", "gamma"),
+}
+
+
+def activation(em: "Emitter", x: str, kind: str, params: "Mapping[str, float]", elem: int,
+               out: str | None = None) -> str:
+    """The standard op(s) of a fused activation ``kind``; ``params`` by name (see FUSED_ACTIVATIONS).
+
+    A parameter left out takes the standard op's default. Silu is written ``x * Sigmoid(x)``
+    (the standard domain has no Silu before opset 24), Clip as a Clip with the bounds the
+    opset wants (both bounds needed). Raises Unsupported for other kinds.
+    """
+    from atccheck.passes._rewrite import Unsupported
+
+    names = FUSED_ACTIVATIONS.get(kind)
+    if names is None:
+        raise Unsupported(f"activation '{kind}' is not one onnxruntime fuses")
+    if kind == "Silu":
+        return em.op("Mul", [x, em.op("Sigmoid", [x])], out)
+    if kind == "Clip":
+        if "min" not in params or "max" not in params:
+            raise Unsupported("a fused Clip without both bounds")
+        return em.clip(x, float(params["min"]), float(params["max"]), elem, out)
+    attrs = {name: float(params[name]) for name in names if name in params}
+    return em.op(kind, [x], out, **attrs)

@@ -80,6 +80,11 @@ class Site:
     def input(self, index: int) -> str:
         return self.node.input[index] if index < len(self.node.input) else ""
 
+    def attrs(self, drop: Iterable[str] = ()) -> dict[str, Any]:
+        """Every attribute the node sets, by name (strings decoded), except those in ``drop``."""
+        skip = set(drop)
+        return {a.name: self.attr(a.name) for a in self.node.attribute if a.name not in skip}
+
     def output(self, index: int) -> str:
         return self.node.output[index] if index < len(self.node.output) else ""
 
@@ -422,6 +427,7 @@ class NodeRewrite(FixPass):
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         self.replaced: list[str] = []
         rw = Rewriter(model, ctx, self.name)
+        see_through_contrib_ops(rw)
         rw.run(lambda site: self.rewrite(rw, site) if self.selects(rw, site) else None, self.op_types or (),
                domain=self.domain)
         self.finish(rw)
@@ -455,6 +461,15 @@ class ContribDecomposition(NodeRewrite):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def see_through_contrib_ops(rw: Rewriter) -> None:
+    """Give the rewriter the types of values past onnxruntime's own ops, when the model has any
+    (onnx inference stops at them: see ``_contrib_shapes``)."""
+    from atccheck.passes._contrib_shapes import contrib_aware_shapes, needs_help
+
+    if needs_help(rw.model):
+        rw._shapes = contrib_aware_shapes(rw.model, dict(rw.ctx.input_shapes), rw.shapes)
 
 
 def _splice(graph: "onnx.GraphProto", edits: dict[int, Emitter]) -> None:

@@ -26,11 +26,14 @@ class DecomposeEinsum(FixPass):
     Handles explicit and implicit equations with any number of operands (contracted left to
     right), batch labels (kept as MatMul batch axes), contracted labels, free labels, labels
     summed away (ReduceSum first), the single-operand transpose/sum case, and ``...`` when
-    the operand ranks are known. A Reshape is needed only when a group (free or contracted
-    labels of one side) has other than one label; it then needs those sizes to be static
-    (one unknown may be -1). Left untouched, with a note: repeated labels in one operand
-    (diagonals, traces), ellipsis axes that broadcast (size 1 against n), and groupings
-    whose sizes are unknown. Exact up to float rounding (summation order changes).
+    the operand ranks are known, its axes broadcasting (size 1 against n, or fewer axes on
+    one side) as MatMul batch axes do. A Reshape is needed only when a group (free or
+    contracted labels of one side) has other than one label; it then needs those sizes to
+    be static (one unknown may be -1); batch axes are copied (Reshape 0). A label repeated
+    within one operand (a diagonal, or a trace once summed) is taken first: its two axes
+    merged and the diagonal elements gathered, which needs the label's size. Left untouched,
+    with a note: sizes that do not broadcast, and groupings or diagonals whose sizes are
+    unknown. Exact up to float rounding (summation order changes).
     """
 
     name = "decompose-einsum"
@@ -63,7 +66,8 @@ class DecomposeEinsum(FixPass):
             terms, out = parse(equation, ranks)
             sizes = label_sizes(terms, [i.shape if i is not None else None for i in infos])
             em = Emitter(rw, site)
-            result = contract(em, list(zip(names, terms)), out, sizes)
+            operands = [take_diagonals(em, operand, sizes) for operand in zip(names, terms)]
+            result = contract(em, operands, out, sizes)
             em.finish(result, site.output(0))
             return em
 
@@ -100,10 +104,6 @@ def parse(equation: str, ranks: Sequence[int | None]) -> tuple[list[list[str]], 
             pieces.append((head, 0, ""))
     dims = [f"...{k}" for k in range(ellipsis)]
     terms = [list(head) + dims[ellipsis - count :] + list(tail) for head, count, tail in pieces]
-    for term in terms:
-        repeated = [label for label, n in Counter(term).items() if n > 1]
-        if repeated:
-            raise Unsupported(f"label '{repeated[0]}' repeats within one operand (a diagonal or trace)")
     if not arrow:
         counts = Counter(label for term in terms for label in term if not label.startswith("..."))
         return terms, dims + sorted(label for label, n in counts.items() if n == 1)
@@ -126,8 +126,12 @@ def label_sizes(terms: list[list[str]], shapes: Sequence[Sequence | None]) -> di
             dim = dim if isinstance(dim, int) and dim >= 0 else None
             known = sizes.get(label)
             if known is not None and dim is not None and known != dim:
-                raise Unsupported(f"label '{label}' has sizes {known} and {dim}: broadcasting is not rewritten")
-            sizes[label] = known if known is not None else dim
+                if not label.startswith("...") or 1 not in (known, dim):
+                    raise Unsupported(f"label '{label}' has sizes {known} and {dim}, which do not broadcast")
+                dim = max(known, dim)  # an ellipsis axis of size 1 broadcasts (MatMul batch axes do)
+            elif known is not None:
+                dim = known
+            sizes[label] = dim
     return sizes
 
 
@@ -144,6 +148,30 @@ def contract(em: Emitter, operands: list[Operand], out: list[str], sizes: dict[s
         operands = [matmul(em, a, b, keep, sizes), *rest]
     value, labels = sum_out(em, operands[0], set(out))
     return em.transpose(value, [labels.index(label) for label in out])
+
+
+def take_diagonals(em: Emitter, operand: Operand, sizes: dict[str, int | None]) -> Operand:
+    """An operand whose label repeats ('bii') reduced to its diagonal ('bi'): the two axes moved
+    last, merged (Reshape), and the diagonal's elements taken (Gather of 0, n+1, 2(n+1), ...)."""
+    import numpy as np
+
+    value, labels = operand
+    labels = list(labels)
+    while True:
+        repeated = next((x for x in labels if labels.count(x) > 1), None)
+        if repeated is None:
+            return value, labels
+        size = sizes.get(repeated)
+        if size is None:
+            raise Unsupported(f"the diagonal over label '{repeated}' needs its size, which is not static")
+        first = labels.index(repeated)
+        second = labels.index(repeated, first + 1)
+        others = [k for k in range(len(labels)) if k not in (first, second)]
+        value = em.transpose(value, others + [first, second])
+        value = em.reshape(value, [0] * len(others) + [size * size])
+        diagonal = em.const(np.arange(size, dtype=np.int64) * (size + 1), "diagonal")
+        value = em.op("Gather", [value, diagonal], axis=len(others))
+        labels = [labels[k] for k in others] + [repeated]
 
 
 def sum_out(em: Emitter, operand: Operand, keep: set[str]) -> Operand:
@@ -181,7 +209,8 @@ def regroup(em: Emitter, value: str, batch: list[str], groups: list[list[str]], 
 
 
 def reshape(em: Emitter, value: str, batch: list[str], groups: list[list[str]], sizes: dict[str, int | None]) -> str:
-    shape = [sizes[x] if sizes[x] is not None else 0 for x in batch]  # 0: Reshape copies the dim
+    # batch axes lead the value and the result: 0 makes Reshape copy each (right when it broadcasts)
+    shape: list[int | None] = [0] * len(batch)
     for group in groups:
         dims = [sizes[x] for x in group]
         shape.append(prod(dims) if None not in dims else (-1 if len(group) == 1 else None))  # type: ignore[arg-type]

@@ -153,7 +153,7 @@ class AttrOutOfRange(Rule):
         if limit.atc_error:
             consequence += f" ({limit.atc_error})"
         note = f" ({limit.note})" if limit.note else ""
-        fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
+        fix = fix_catalog.suggest(self.name, node.op_type, node.domain, attr=limit.attr, value=value)
         if fix.pass_name == FixSuggestion.MANUAL:
             fix = FixSuggestion.manual()
         hint = (

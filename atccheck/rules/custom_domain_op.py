@@ -89,6 +89,8 @@ class CustomDomainOp(Rule):
             plugin = f"write an ATC custom-op plugin registered as OriginOpType(\"{key}\")"
             if fix.pass_name != FixSuggestion.MANUAL:
                 hint = f"run 'atccheck fix' ({fix.pass_name}) to decompose it into standard ops, or {plugin}"
+            elif node.domain in fix_catalog.DOMAIN_HINTS:
+                hint = fix_catalog.DOMAIN_HINTS[node.domain]
             else:
                 hint = f"decompose it into standard ops, re-export without it, or {plugin}"
             source = f"op_tables/registry.json profile {profile.id}; {PRECHECK_SOURCE}; {PLUGIN_SOURCE}"

@@ -77,6 +77,18 @@ def test_einsum_equation_is_matched_as_a_pattern_and_suggests_decomposition():
     assert f.fix.pass_name == "decompose-einsum" and "abc,acd->abd" in f.message
 
 
+def test_a_value_no_pass_can_rewrite_says_manual():
+    model = single_op_model("GridSample", [[1, 2, 4, 4], [1, 3, 3, 2]], None, opset=16, mode="bicubic")
+    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert f.fix.pass_name == "decompose-grid-sample"  # bicubic has an equivalent graph
+    resize = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear",
+                              coordinate_transformation_mode="asymmetric")
+    model = make_model([resize], [tensor_input("x", [1, 2, 3, 4, 5])], [tensor_input("y", [1, 2, 6, 8, 10])],
+                       [init("sizes", np.array([1, 2, 6, 8, 10], np.int64))])
+    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert f.fix.pass_name == "manual" and "export Resize" in f.hint
+
+
 def test_nothing_for_profiles_the_limit_does_not_cover():
     model = single_op_model("ArgMax", [[2, 3]], None, opset=11, axis=1, select_last_index=1)
     assert found(check(model, soc="Ascend310P3", cann="6.0")) == []

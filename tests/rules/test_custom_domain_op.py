@@ -32,6 +32,13 @@ def test_contrib_op_with_a_decomposition_suggests_it():
     assert "decompose-contrib-fast-gelu" in f.hint
 
 
+def test_onnxruntime_nchwc_layout_says_to_save_at_extended_level():
+    model = single_op_model("ReorderInput", [[1, 8, 16, 16]], [1, 8, 16, 16], domain="com.microsoft.nchwc",
+                            extra_opsets={"com.microsoft.nchwc": 1})
+    [f] = findings(check(model, soc="Ascend310P3", cann="8.0"))
+    assert f.fix.pass_name == "manual" and "'extended'" in f.hint
+
+
 def test_local_function_call_is_an_unregistered_custom_op():
     body = [helper.make_node("Relu", ["a"], ["b"])]
     fn = helper.make_function("local.fn", "MyRelu", ["a"], ["b"], body, [helper.make_opsetid("", 13)])
