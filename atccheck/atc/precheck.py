@@ -56,9 +56,6 @@ PARSER_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc"
 PRECHECKER_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc"
 OLD_PARSER_SOURCE = "Ascend/parser@069eb8b:parser/onnx/onnx_parser.cc"
 
-# Profiles whose parser names initializer nodes '<name>_Initializer_<i>'; older ones use '<name>_<i>'.
-INITIALIZER_KEY_PROFILES = frozenset({"9.0"})
-
 
 @dataclass
 class PrecheckOp:
@@ -169,7 +166,7 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
             names.append(f"{gnode.node.op_type}_{unnamed}")
             unnamed += 1
     synthetic: list[tuple[str, str]] = [("Input", vi.name) for vi in graph.input if vi.name not in initializers]
-    pattern = "{name}_Initializer_{i}" if ctx.target.profile.id in INITIALIZER_KEY_PROFILES else "{name}_{i}"
+    pattern = ctx.target.profile.initializer_node_name  # profiles.json, per parser generation
     for i, name in enumerate(sorted(initializers, key=lambda n: n.encode("utf-8"))):
         external = initializers[name].data_location == onnx.TensorProto.EXTERNAL
         synthetic.append(("FileConstant" if external else "Constant", pattern.format(name=name, i=i)))

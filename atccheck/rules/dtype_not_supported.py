@@ -14,8 +14,7 @@ from atccheck.tables import Kernel, OpSpec, SpecInput
 # Dtypes --precision_mode casts to float16 when an op lacks them (force_fp16, mixed, and the
 # "keep fp32 where supported, else fp16" modes); must_keep_origin_dtype keeps them.
 CAST_TO_FP16 = frozenset({"float32", "bfloat16"})
-PAGE_ERA = "hicann-2026"
-FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"  # the published 9.0 pages speak for the profiles of this mapping era
+FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,7 @@ class DtypeNotSupported(Rule):
                     )
         page = list(item.dtypes) if item is not None and item.dtypes else None
         page_ok = None if page is None else self._accepts(node, dtype, page)
-        page_speaks = target.profile.mapping_from == PAGE_ERA
+        page_speaks = target.profile.published_pages
         # 2. the kernel tables decide where they know
         if view is not None and view.aicore_accepts is not None:
             if view.aicore_accepts:
@@ -307,7 +306,7 @@ class DtypeNotSupported(Rule):
         allowed = list(listed[0]["dtypes"])
         if dtype in allowed:
             return
-        page_speaks = ctx.target.profile.mapping_from == PAGE_ERA
+        page_speaks = ctx.target.profile.published_pages
         yield self.finding(
             node,
             f"Cast to {dtype}: the published Cast page lists outputs {'/'.join(allowed)} only, without {dtype}"

@@ -51,8 +51,7 @@ class ModelTooLarge(Rule):
         limit = ctx.tables.limits["model_file_max_bytes"]
         if size <= limit.value:
             return
-        # The file-size code follows the profile's numbering era, like the unregistered-op code.
-        code = "E19015" if ctx.target.profile.unregistered_error.startswith("E19") else "E13015"
+        code = ctx.target.profile.file_size_error  # profiles.json: E19015 in the older numbering, else E13015
         yield self.finding(
             ctx,
             f"the .onnx file is {size:,} bytes ({size / 2**30:.2f} GiB), above ATC's single-file limit of "

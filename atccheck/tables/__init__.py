@@ -8,7 +8,7 @@ with :mod:`importlib.resources` and wrapped in small frozen dataclasses, so a ru
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any, Iterator, Mapping
@@ -56,6 +56,14 @@ class Profile:
     precision_mode_v2: bool
     note: str
     source: tuple[str, ...]
+    # The code ATC prints for a .onnx file outside (0, INT_MAX] bytes (E19015 or E13015).
+    file_size_error: str
+    # How the parser names the synthetic Constant node of an initializer: a str.format pattern of name, i.
+    initializer_node_name: str
+    # Whether the published 9.0 op pages speak for this profile.
+    published_pages: bool
+    # Field name -> the reference record that field rests on.
+    field_sources: Mapping[str, str] = field(hash=False, compare=False)
     # Why an opset kept apart as unverified is not an error for this profile (None: none are kept apart).
     unverified_basis: str | None = None
 
@@ -213,7 +221,7 @@ class OpFact:
 
     kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite |
     # partitioned-call-member | check-supported-rejects | input-shape-required | negative-indices-rejected |
-    # last-axis-step-one | pad-value-zero | hand-fixed-practice
+    # last-axis-step-one | pad-value-zero | hand-fixed-practice | pool-aicpu-graph | shape-value-inputs
     op: str
     attr: str | None
     profiles: tuple[str, ...]
