@@ -1096,7 +1096,52 @@ def options_extra(reference: Path) -> dict:
         "soc_version_not_valid": options["soc_versions"]["not_valid_for_atc"],
         "soc_version_source": options["soc_versions"]["sources"][0],
         "other_flags": other_flags(options),
+        "flag_value_errors": flag_value_errors(reference),
+        "flag_overrides": FLAG_OVERRIDES,
     }
+
+
+# Which ATC code a value outside a flag's allowed set raises (cmd_flag_info.cc PrintValueError):
+# the flags named in by_flag their own code, the numeric switches E10006 ("must be either 1 or 0",
+# also used for 0/1/2), booleans E10005 ("either true or false"), every other flag E10001.
+CMD_FLAG_INFO = "hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc (PrintValueError); notes/atc_cli.md rule 5"
+FLAG_VALUE_ERRORS = {
+    "by_flag": {"--framework": "E10007", "--log": "E10010"},
+    "switch_flags": ["--atomic_clean_policy", "--deterministic", "--disable_reuse_memory", "--display_model_info",
+                     "--dump_mode", "--external_weight", "--sparsity", "--status_check"],
+    "switch_error": "E10006",
+    "bool_error": "E10005",
+    "other_error": "E10001",
+    "source": CMD_FLAG_INFO,
+}
+
+# Flags whose reference entry does not give the parser's own type: the combined compress-weight entry
+# ('bool|path', value_syntax '--enable_compress_weight=true|false | --compress_weight_conf=<file>'), and
+# --help, which the parser registers as an optional-argument bool ('--help value' does not take the value).
+FLAG_OVERRIDES = [
+    {"name": "--compress_weight_conf", "type": "path", "allowed_values": None,
+     "source": "atc_options.json parameters[--enable_compress_weight / --compress_weight_conf] value_syntax"},
+    {"name": "--enable_compress_weight", "type": "bool", "allowed_values": ["true", "false"],
+     "source": "atc_options.json parameters[--enable_compress_weight / --compress_weight_conf] value_syntax"},
+    {"name": "--help", "type": "bool_optional", "allowed_values": None, "relevance": "info",
+     "related_error_codes": [], "note": "",
+     "source": "atc_options.json parameters[--help / -h] (hicann/ge@ffdcbc9f7:api/atc/main_impl.cc)"},
+]
+
+
+def flag_value_errors(reference: Path) -> dict:
+    """FLAG_VALUE_ERRORS, checked against the error catalogue and the option list."""
+    errors = load(reference, "atc_error_codes.json")
+    known = {item["code"] for item in errors["codes"] + errors["legacy_and_uncatalogued"]}
+    codes = [*FLAG_VALUE_ERRORS["by_flag"].values(), FLAG_VALUE_ERRORS["switch_error"],
+             FLAG_VALUE_ERRORS["bool_error"], FLAG_VALUE_ERRORS["other_error"]]
+    if not set(codes) <= known:
+        raise SystemExit(f"build_op_tables: flag value errors {sorted(set(codes) - known)} are not catalogued")
+    names = {part.strip() for p in load(reference, "atc_options.json")["parameters"] for part in p["name"].split(" / ")}
+    flags = [*FLAG_VALUE_ERRORS["by_flag"], *FLAG_VALUE_ERRORS["switch_flags"], *(o["name"] for o in FLAG_OVERRIDES)]
+    if not set(flags) <= names:
+        raise SystemExit(f"build_op_tables: flags {sorted(set(flags) - names)} are not in atc_options.json")
+    return FLAG_VALUE_ERRORS
 
 
 # Flags ATC's parser registers that the reference list leaves out (not documented for ONNX).

@@ -67,3 +67,25 @@ def test_shape_value_inputs(op, inputs):
 def test_shape_value_inputs_cover_the_32_ops():
     assert len(tables().ops_with_fact("shape-value-inputs")) == 32
     assert tables().op_facts_for("shape-value-inputs", "Add", None) == ()
+
+
+@pytest.mark.parametrize("flag, code", [("--log", "E10010"), ("--framework", "E10007"), ("--status_check", "E10006"),
+                                        ("--external_weight", "E10006"), ("--enable_compress_weight", "E10005"),
+                                        ("--input_format", "E10001")])
+def test_flag_value_error_codes(flag, code):
+    from atccheck.atc.facts import known_flags
+
+    errors = tables().atc_options_extra["flag_value_errors"]
+    assert "cmd_flag_info.cc" in errors["source"]
+    assert known_flags()[flag].value_error == code
+    assert code in tables().atc_errors
+
+
+@pytest.mark.parametrize("flag, kind", [("--enable_compress_weight", "bool"), ("--compress_weight_conf", "path"),
+                                        ("--help", "bool_optional")])
+def test_flag_overrides(flag, kind):
+    from atccheck.atc.facts import known_flags
+
+    (override,) = [o for o in tables().atc_options_extra["flag_overrides"] if o["name"] == flag]
+    assert override["type"] == kind and override["source"].startswith("atc_options.json parameters[")
+    assert known_flags()[flag].kind == kind
