@@ -89,3 +89,19 @@ def test_flag_overrides(flag, kind):
     (override,) = [o for o in tables().atc_options_extra["flag_overrides"] if o["name"] == flag]
     assert override["type"] == kind and override["source"].startswith("atc_options.json parameters[")
     assert known_flags()[flag].kind == kind
+
+
+def test_no_code_compares_a_profile_with_a_literal():
+    """Per-release behaviour is a profile field in profiles.json, never a comparison with a release id or era."""
+    import re
+
+    from conftest import PROJECT
+
+    literal = re.compile(r"""(profile(\.id)?|mapping_from|kernel_release|\.startswith)\s*(==|!=|\(|\s+in\s+)\s*"""
+                         r"""[(\[{]?\s*["'](\d+\.\d+|canndev-2022|hicann-2026|E1[39])""")
+    era = re.compile(r"""["'](canndev-2022|hicann-2026)""")  # a mapping era or kernel release named in code
+    found = [f"{path.relative_to(PROJECT)}:{number}"
+             for path in sorted((PROJECT / "atccheck").rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if literal.search(line) or era.search(line)]
+    assert found == []
