@@ -50,7 +50,6 @@ CAUSE_MESSAGES = {
     CAUSE_TYPE_UNSUPPORTED: "The type is not supported.",
     CAUSE_NAME_REPEATED: "The name is repeated in the graph.",
 }
-SYNTHETIC_TYPES = ("Input", "Constant", "FileConstant")  # kOnnxOpMap: mapped without a plugin
 
 PARSER_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc"
 PRECHECKER_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc"
@@ -180,7 +179,7 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
     for subject, name in items:
         # A synthetic node is its type; a graph node is looked up unless it maps without a plugin.
         key = subject if isinstance(subject, str) else _constant_type(subject.node)
-        looked_up = key not in SYNTHETIC_TYPES
+        looked_up = key not in ctx.tables.native_types  # registry.json: kOnnxOpMap, mapped without a plugin
         if looked_up:
             key, stop, message = _parser_type(subject, ctx, imports)
             if stop is not None:
