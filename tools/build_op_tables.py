@@ -134,8 +134,8 @@ def canonical_op(name: str, onnx_names: OnnxNames, spelled: dict[str, str]) -> s
 # published_pages (derived from DOC_PROFILES): whether the published 9.0 op pages speak for the profile.
 OLD_INITIALIZER_NAME = "{name}_{i}"
 NEW_INITIALIZER_NAME = "{name}_Initializer_{i}"
-OLD_PARSER = "Ascend/parser@069eb8b:parser/onnx/onnx_parser.cc"
-NEW_PARSER = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc"
+OLD_PARSER = "Ascend/parser@069eb8b:parser/onnx/onnx_parser.cc (GE-old parser: notes/cann_source.md, Sources used)"
+NEW_PARSER = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc; notes/atc_cli.md section 2.1"
 FILE_SIZE_OLD = "atc_error_codes.json legacy_and_uncatalogued E19015 (legacy number of E13015); notes/atc_cli.md: E19000-E19015 -> E13000-E13015"
 FILE_SIZE_NEW = "atc_error_codes.json codes E13015 (hicann/ge@ffdcbc9f7:base/common/error_registry/error_registry.cc)"
 PAGES_SOURCE = "onnx_op_spec.json ops (the CANN 9.0 published pages; tools/build_op_tables.py DOC_PROFILES)"
