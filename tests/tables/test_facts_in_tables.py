@@ -105,3 +105,9 @@ def test_no_code_compares_a_profile_with_a_literal():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if literal.search(line) or era.search(line)]
     assert found == []
+
+
+def test_plugin_free_node_types_have_a_source():
+    """The pre-check report and the rules both read kOnnxOpMap's types from registry.json."""
+    assert tables().native_types == frozenset({"Constant", "FileConstant", "Input"})
+    assert "kOnnxOpMap" in tables().docs["registry.json"]["native_types_source"]
