@@ -1097,7 +1097,23 @@ def options_extra(reference: Path) -> dict:
         "soc_version_source": options["soc_versions"]["sources"][0],
         "other_flags": other_flags(options),
         "flag_value_errors": flag_value_errors(reference),
+        "precision_fp16_casts": precision_fp16_casts(options),
         "flag_overrides": FLAG_OVERRIDES,
+    }
+
+
+def precision_fp16_casts(options: dict) -> dict:
+    """The dtypes a casting --precision_mode turns into float16 where an op lacks them: force_fp16's
+    meaning says 'fp32/bf16 ops forced to fp16'; must_keep_origin_dtype keeps them."""
+    (param,) = [p for p in options["parameters"] if p["name"] == "--precision_mode"]
+    meaning = param["value_meaning"]["force_fp16"]
+    if "fp32/bf16" not in meaning or "fp16" not in meaning:
+        raise SystemExit(f"build_op_tables: --precision_mode force_fp16 no longer says fp32/bf16 -> fp16: {meaning}")
+    return {
+        "dtypes": ["bfloat16", "float32"],
+        "to": "float16",
+        "kept_by": ["must_keep_origin_dtype"],
+        "source": f"atc_options.json parameters[--precision_mode] value_meaning force_fp16 ({param['sources'][0]})",
     }
 
 

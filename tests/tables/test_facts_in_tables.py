@@ -111,3 +111,9 @@ def test_plugin_free_node_types_have_a_source():
     """The pre-check report and the rules both read kOnnxOpMap's types from registry.json."""
     assert tables().native_types == frozenset({"Constant", "FileConstant", "Input"})
     assert "kOnnxOpMap" in tables().docs["registry.json"]["native_types_source"]
+
+
+def test_precision_fp16_casts():
+    casts = tables().atc_options_extra["precision_fp16_casts"]
+    assert casts["dtypes"] == ["bfloat16", "float32"] and casts["to"] == "float16"
+    assert "--precision_mode" in casts["source"] and "force_fp16" in casts["source"]
