@@ -126,6 +126,26 @@ def canonical_op(name: str, onnx_names: OnnxNames, spelled: dict[str, str]) -> s
 
 # --------------------------------------------------------------------------- registry
 
+# Per-profile facts beyond the registry, each with the record it rests on (field_sources below).
+# file_size_error: the code ATC prints for a .onnx file outside (0, INT_MAX] bytes; E19000-E19015
+# were renumbered E13000-E13015 (notes/atc_cli.md section on error layouts), in the same release
+# line that moved E19010 to E13010 (unregistered_error).
+# initializer_node_name: how the parser names the synthetic Constant node of each initializer.
+# published_pages (derived from DOC_PROFILES): whether the published 9.0 op pages speak for the profile.
+OLD_INITIALIZER_NAME = "{name}_{i}"
+NEW_INITIALIZER_NAME = "{name}_Initializer_{i}"
+OLD_PARSER = "Ascend/parser@069eb8b:parser/onnx/onnx_parser.cc (GE-old parser: notes/cann_source.md, Sources used)"
+NEW_PARSER = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc; notes/atc_cli.md section 2.1"
+FILE_SIZE_OLD = "atc_error_codes.json legacy_and_uncatalogued E19015 (legacy number of E13015); notes/atc_cli.md: E19000-E19015 -> E13000-E13015"
+FILE_SIZE_NEW = "atc_error_codes.json codes E13015 (hicann/ge@ffdcbc9f7:base/common/error_registry/error_registry.cc)"
+PAGES_SOURCE = "onnx_op_spec.json ops (the CANN 9.0 published pages; tools/build_op_tables.py DOC_PROFILES)"
+FIELD_SOURCES = {
+    "5.0": {"published_pages": PAGES_SOURCE, "file_size_error": FILE_SIZE_OLD, "initializer_node_name": OLD_PARSER},
+    "6.0": {"published_pages": PAGES_SOURCE, "file_size_error": FILE_SIZE_OLD, "initializer_node_name": OLD_PARSER},
+    "8.0": {"published_pages": PAGES_SOURCE, "file_size_error": FILE_SIZE_OLD, "initializer_node_name": OLD_PARSER},
+    "9.0": {"published_pages": PAGES_SOURCE, "file_size_error": FILE_SIZE_NEW, "initializer_node_name": NEW_PARSER},
+}
+
 PROFILES = [
     {
         "id": "5.0",
@@ -137,6 +157,8 @@ PROFILES = [
         "single_opset_import": True,
         "input_shape_ranges": False,
         "precision_mode_v2": False,
+        "file_size_error": "E19015",
+        "initializer_node_name": OLD_INITIALIZER_NAME,
         "note": (
             "Op list of the CANN 5.0.4 commercial docs with ATC's global statement of opsets v9-v13 "
             "(per-op opsets where an old op page was read). Ascend op mapping and kernels come from the "
@@ -159,6 +181,8 @@ PROFILES = [
         "single_opset_import": True,
         "input_shape_ranges": False,
         "precision_mode_v2": False,
+        "file_size_error": "E19015",
+        "initializer_node_name": OLD_INITIALIZER_NAME,
         "note": "ONNX plugin registrations of the mid-2022 canndev tree (CANN 5.1/6.0 development line).",
         "source": ["dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin@7d77ce32d"],
     },
@@ -172,6 +196,8 @@ PROFILES = [
         "single_opset_import": True,
         "input_shape_ranges": True,
         "precision_mode_v2": True,
+        "file_size_error": "E19015",
+        "initializer_node_name": OLD_INITIALIZER_NAME,
         "note": (
             "Opsets each op page of the published list documents. An opset the list omits but that both the "
             "2022 and the 2026 CANN sources register counts as registered (the source wins over the docs); "
@@ -193,6 +219,8 @@ PROFILES = [
         "single_opset_import": True,
         "input_shape_ranges": True,
         "precision_mode_v2": True,
+        "file_size_error": "E13015",
+        "initializer_node_name": NEW_INITIALIZER_NAME,
         "note": (
             "ONNX plugin registrations of the open-source hicann ops repositories (9.x line). Kernel facts are "
             "those of the newest package available, 8.1.RC1."
@@ -205,6 +233,21 @@ PROFILES = [
         ],
     },
 ]
+
+
+
+def build_profiles(reference: Path) -> list[dict]:
+    """PROFILES with the record each per-profile fact rests on; the error codes must be catalogued."""
+    errors = load(reference, "atc_error_codes.json")
+    known = {item["code"] for item in errors["codes"] + errors["legacy_and_uncatalogued"]}
+    profiles = []
+    for profile in PROFILES:
+        for key in ("unregistered_error", "file_size_error"):
+            if profile[key] not in known:
+                raise SystemExit(f"build_op_tables: {profile['id']} {key} {profile[key]} is not in atc_error_codes.json")
+        profiles.append(dict(profile, published_pages=profile["id"] in DOC_PROFILES, field_sources=dict(sorted(FIELD_SOURCES[profile["id"]].items()))))
+    return profiles
+
 
 OLD_OPSETS = list(range(9, 14))  # ATC 5.0.4 statement: opset v9-v13
 
@@ -800,6 +843,31 @@ CHECK_SUPPORTED_REJECTS = [
 ]
 
 
+# The plugins that build a TransposeD/PadV2/<pool> (NHWC) graph meant for AI CPU when kH*kW is above
+# limits.json pool_aicpu_window_area or a stride above pool_aicpu_stride (notes/cann_source.md section 6:
+# MaxPool in both plugin generations; "OPS-old also had the >255 / >63 AI CPU path; OPS-new does not" for
+# AveragePool). params.builds = the pool op inside that graph.
+POOL_AICPU_GRAPHS = [
+    {"op": "MaxPool", "profiles": ALL_PROFILES, "builds": "MaxPool",
+     "source": "hicann/ops-nn:common/src/framework/max_pool_onnx_plugin.cpp@e5c3fa932"},
+    {"op": "AveragePool", "profiles": CANNDEV_PROFILES, "builds": "AvgPool", "source": AVGPOOL_PLUGIN_OLD},
+]
+POOL_AICPU_NOTE = ("kH*kW above pool_aicpu_window_area or a stride above pool_aicpu_stride: the plugin builds an AI CPU "
+                   "graph (shared/reference/notes/cann_source.md section 6)")
+
+# ONNX semantics, not a CANN fact: the inputs whose values (not only shapes) decide an op's output
+# shape, from the ONNX operator spec. An op not listed: every input counts.
+ONNX_OPERATORS = "onnx/onnx docs/Operators.md (ONNX operator spec: inputs that give the output shape)"
+SHAPE_VALUE_INPUTS = {
+    "CenterCropPad": [1], "Compress": [1], "ConstantOfShape": [0], "Expand": [1], "If": [0], "Loop": [0, 1],
+    "MaxUnpool": [2], "NonMaxSuppression": [0, 1, 2, 3, 4], "NonZero": [0], "OneHot": [1], "Pad": [1, 3],
+    "Range": [0, 1, 2], "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1], "ReduceLogSumExp": [1],
+    "ReduceMax": [1], "ReduceMean": [1], "ReduceMin": [1], "ReduceProd": [1], "ReduceSum": [1],
+    "ReduceSumSquare": [1], "Reshape": [1], "Resize": [2, 3], "Slice": [1, 2, 3, 4], "Split": [1],
+    "Squeeze": [1], "Tile": [1], "TopK": [1], "Unique": [0], "Unsqueeze": [1], "Upsample": [1],
+}
+
+
 def rewrite_targets() -> set[str]:
     """Ascend ops the fusion rewrites produce: their kernels are needed in kernels.json."""
     return {op for item in AI_CORE_REWRITES for op in item["into"]}
@@ -865,6 +933,14 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
     for item in HAND_FIXED_PRACTICES:
         add("hand-fixed-practice", item["op"], item["profiles"], item["source"], when=item.get("when"),
             params=item["params"], severity=item["severity"], note=item["note"])
+    for item in POOL_AICPU_GRAPHS:
+        add("pool-aicpu-graph", item["op"], item["profiles"], item["source"], params={"builds": item["builds"]},
+            note=POOL_AICPU_NOTE)
+    for op, indices in SHAPE_VALUE_INPUTS.items():
+        if onnx_names.canonical(op) != op:
+            raise SystemExit(f"build_op_tables: {op} is not a standard ONNX op")
+        add("shape-value-inputs", op, ALL_PROFILES, ONNX_OPERATORS, params={"inputs": indices}, severity="info",
+            note="the inputs whose values decide the output shape")
     for item in AI_CORE_REWRITES:
         add("ai-core-rewrite", item["op"], ALL_PROFILES, item["source"], note=item["note"],
             params={"ascend_op": item["ascend_op"], "into": item["into"], "const_inputs": item["const_inputs"],
@@ -1020,7 +1096,68 @@ def options_extra(reference: Path) -> dict:
         "soc_version_not_valid": options["soc_versions"]["not_valid_for_atc"],
         "soc_version_source": options["soc_versions"]["sources"][0],
         "other_flags": other_flags(options),
+        "flag_value_errors": flag_value_errors(reference),
+        "precision_fp16_casts": precision_fp16_casts(options),
+        "flag_overrides": FLAG_OVERRIDES,
     }
+
+
+def precision_fp16_casts(options: dict) -> dict:
+    """The dtypes a casting --precision_mode turns into float16 where an op lacks them: force_fp16's
+    meaning says 'fp32/bf16 ops forced to fp16'; must_keep_origin_dtype keeps them."""
+    (param,) = [p for p in options["parameters"] if p["name"] == "--precision_mode"]
+    meaning = param["value_meaning"]["force_fp16"]
+    if "fp32/bf16" not in meaning or "fp16" not in meaning:
+        raise SystemExit(f"build_op_tables: --precision_mode force_fp16 no longer says fp32/bf16 -> fp16: {meaning}")
+    return {
+        "dtypes": ["bfloat16", "float32"],
+        "to": "float16",
+        "kept_by": ["must_keep_origin_dtype"],
+        "source": f"atc_options.json parameters[--precision_mode] value_meaning force_fp16 ({param['sources'][0]})",
+    }
+
+
+# Which ATC code a value outside a flag's allowed set raises (cmd_flag_info.cc PrintValueError):
+# the flags named in by_flag their own code, the numeric switches E10006 ("must be either 1 or 0",
+# also used for 0/1/2), booleans E10005 ("either true or false"), every other flag E10001.
+CMD_FLAG_INFO = "hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc (PrintValueError); notes/atc_cli.md rule 5"
+FLAG_VALUE_ERRORS = {
+    "by_flag": {"--framework": "E10007", "--log": "E10010"},
+    "switch_flags": ["--atomic_clean_policy", "--deterministic", "--disable_reuse_memory", "--display_model_info",
+                     "--dump_mode", "--external_weight", "--sparsity", "--status_check"],
+    "switch_error": "E10006",
+    "bool_error": "E10005",
+    "other_error": "E10001",
+    "source": CMD_FLAG_INFO,
+}
+
+# Flags whose reference entry does not give the parser's own type: the combined compress-weight entry
+# ('bool|path', value_syntax '--enable_compress_weight=true|false | --compress_weight_conf=<file>'), and
+# --help, which the parser registers as an optional-argument bool ('--help value' does not take the value).
+FLAG_OVERRIDES = [
+    {"name": "--compress_weight_conf", "type": "path", "allowed_values": None,
+     "source": "atc_options.json parameters[--enable_compress_weight / --compress_weight_conf] value_syntax"},
+    {"name": "--enable_compress_weight", "type": "bool", "allowed_values": ["true", "false"],
+     "source": "atc_options.json parameters[--enable_compress_weight / --compress_weight_conf] value_syntax"},
+    {"name": "--help", "type": "bool_optional", "allowed_values": None, "relevance": "info",
+     "related_error_codes": [], "note": "",
+     "source": "atc_options.json parameters[--help / -h] (hicann/ge@ffdcbc9f7:api/atc/main_impl.cc)"},
+]
+
+
+def flag_value_errors(reference: Path) -> dict:
+    """FLAG_VALUE_ERRORS, checked against the error catalogue and the option list."""
+    errors = load(reference, "atc_error_codes.json")
+    known = {item["code"] for item in errors["codes"] + errors["legacy_and_uncatalogued"]}
+    codes = [*FLAG_VALUE_ERRORS["by_flag"].values(), FLAG_VALUE_ERRORS["switch_error"],
+             FLAG_VALUE_ERRORS["bool_error"], FLAG_VALUE_ERRORS["other_error"]]
+    if not set(codes) <= known:
+        raise SystemExit(f"build_op_tables: flag value errors {sorted(set(codes) - known)} are not catalogued")
+    names = {part.strip() for p in load(reference, "atc_options.json")["parameters"] for part in p["name"].split(" / ")}
+    flags = [*FLAG_VALUE_ERRORS["by_flag"], *FLAG_VALUE_ERRORS["switch_flags"], *(o["name"] for o in FLAG_OVERRIDES)]
+    if not set(flags) <= names:
+        raise SystemExit(f"build_op_tables: flags {sorted(set(flags) - names)} are not in atc_options.json")
+    return FLAG_VALUE_ERRORS
 
 
 # Flags ATC's parser registers that the reference list leaves out (not documented for ONNX).
@@ -1079,7 +1216,7 @@ def build(reference: Path) -> dict[str, str]:
         if record.get("onnx_op")
     }
     registry_entries = build_registry(reference, onnx_names)
-    profiles = [dict(p) for p in PROFILES]
+    profiles = build_profiles(reference)
     docs = {
         "profiles.json": table(
             "atccheck.profiles/1",

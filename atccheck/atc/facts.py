@@ -3,12 +3,14 @@
 One place turns the option table into the questions the generator and the linter ask:
 which flags ATC's parser knows, which values an enum flag takes and which error a bad value
 raises, which ``--soc_version`` literals exist, and which precision values belong to which
-flag. Nothing here is a literal fact of its own except where a comment names the source.
+flag (``flag_value_errors``, ``flag_overrides``). Nothing here is a literal fact of its own
+except where a comment names the source.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
 
 from atccheck.tables import Tables, tables
 
@@ -24,13 +26,6 @@ REQUIRED_FLAGS = {
 GEAR_FLAGS = ("--dynamic_batch_size", "--dynamic_image_size", "--dynamic_dims")
 ONNX_FRAMEWORK = "5"
 
-# Which error code a value outside an enum raises, by flag (cmd_flag_info.cc PrintValueError):
-# switches print E10006, --log E10010, --framework E10007, booleans E10005, the rest E10001.
-_ENUM_ERROR = {"--log": "E10010", "--framework": "E10007"}
-_SWITCH_FLAGS = frozenset({
-    "--status_check", "--deterministic", "--external_weight", "--display_model_info",
-    "--atomic_clean_policy", "--dump_mode", "--disable_reuse_memory", "--sparsity",
-})
 
 
 @dataclass(frozen=True)
@@ -44,22 +39,24 @@ class FlagInfo:
     related_errors: tuple[str, ...]
     note: str
     source: str
+    # The ATC code a value outside ``allowed`` raises (atc_options.json flag_value_errors).
+    value_error: str = "E10001"
 
     @property
     def takes_value(self) -> bool:
         """Required argument (``--name value`` works) unless the flag is a switch without one."""
         return self.kind not in ("flag", "bool_optional")
 
-    @property
-    def value_error(self) -> str:
-        """The ATC code a value outside ``allowed`` raises."""
-        if self.name in _ENUM_ERROR:
-            return _ENUM_ERROR[self.name]
-        if self.name in _SWITCH_FLAGS:
-            return "E10006"
-        if self.kind == "bool":
-            return "E10005"
-        return "E10001"
+
+def _value_error(name: str, kind: str | None, errors: Mapping[str, Any]) -> str:
+    """The code ATC's option parser prints for a bad value of this flag (cmd_flag_info.cc PrintValueError)."""
+    if name in errors["by_flag"]:
+        return errors["by_flag"][name]
+    if name in errors["switch_flags"]:
+        return errors["switch_error"]
+    if kind == "bool":
+        return errors["bool_error"]
+    return errors["other_error"]
 
 
 def _clean_value(value: str) -> str:
@@ -74,6 +71,7 @@ def known_flags(tbl: Tables | None = None) -> dict[str, FlagInfo]:
     if cached is not None:
         return cached
     flags: dict[str, FlagInfo] = {}
+    overrides = {item["name"]: item for item in tbl.atc_options_extra.get("flag_overrides", ())}
     for option in tbl.atc_options.values():
         # Combined entries: '--help / -h', '--op_bank_path / --mdl_bank_path'.
         for name in (part.strip() for part in option.name.split(" / ")):
@@ -83,10 +81,10 @@ def known_flags(tbl: Tables | None = None) -> dict[str, FlagInfo]:
             kind = option.type
             if kind and "|" in kind:
                 kind = "string"
-            if name == "--enable_compress_weight":
-                allowed, kind = ("true", "false"), "bool"
-            elif name == "--compress_weight_conf":
-                allowed, kind = None, "path"
+            if name in overrides:  # a combined entry whose own type does not say the parser's
+                override = overrides[name]
+                kind = override["type"]
+                allowed = tuple(override["allowed_values"]) if override.get("allowed_values") else None
             flags[name] = FlagInfo(
                 name=name,
                 kind=kind,
@@ -107,9 +105,14 @@ def known_flags(tbl: Tables | None = None) -> dict[str, FlagInfo]:
             note=other.get("note") or "",
             source=other["source"],
         )
-    # --help is registered as an optional-argument bool: '--help value' does not take the value.
-    if "--help" in flags:
-        flags["--help"] = FlagInfo("--help", "bool_optional", None, "info", (), "", flags["--help"].source)
+    # Overrides that replace more than the type (--help: an optional-argument bool).
+    for name, override in overrides.items():
+        if name in flags and "relevance" in override:
+            flags[name] = replace(flags[name], kind=override["type"], allowed=None, relevance=override["relevance"],
+                                  related_errors=tuple(override["related_error_codes"]), note=override["note"])
+    errors = tbl.atc_options_extra["flag_value_errors"]
+    for name, info in flags.items():
+        flags[name] = replace(info, value_error=_value_error(name, info.kind, errors))
     tbl._atccheck_known_flags = flags  # type: ignore[attr-defined]  # parsed once per table set
     return flags
 

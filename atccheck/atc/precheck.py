@@ -50,14 +50,10 @@ CAUSE_MESSAGES = {
     CAUSE_TYPE_UNSUPPORTED: "The type is not supported.",
     CAUSE_NAME_REPEATED: "The name is repeated in the graph.",
 }
-SYNTHETIC_TYPES = ("Input", "Constant", "FileConstant")  # kOnnxOpMap: mapped without a plugin
 
 PARSER_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc"
 PRECHECKER_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc"
 OLD_PARSER_SOURCE = "Ascend/parser@069eb8b:parser/onnx/onnx_parser.cc"
-
-# Profiles whose parser names initializer nodes '<name>_Initializer_<i>'; older ones use '<name>_<i>'.
-INITIALIZER_KEY_PROFILES = frozenset({"9.0"})
 
 
 @dataclass
@@ -169,7 +165,7 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
             names.append(f"{gnode.node.op_type}_{unnamed}")
             unnamed += 1
     synthetic: list[tuple[str, str]] = [("Input", vi.name) for vi in graph.input if vi.name not in initializers]
-    pattern = "{name}_Initializer_{i}" if ctx.target.profile.id in INITIALIZER_KEY_PROFILES else "{name}_{i}"
+    pattern = ctx.target.profile.initializer_node_name  # profiles.json, per parser generation
     for i, name in enumerate(sorted(initializers, key=lambda n: n.encode("utf-8"))):
         external = initializers[name].data_location == onnx.TensorProto.EXTERNAL
         synthetic.append(("FileConstant" if external else "Constant", pattern.format(name=name, i=i)))
@@ -183,7 +179,7 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
     for subject, name in items:
         # A synthetic node is its type; a graph node is looked up unless it maps without a plugin.
         key = subject if isinstance(subject, str) else _constant_type(subject.node)
-        looked_up = key not in SYNTHETIC_TYPES
+        looked_up = key not in ctx.tables.native_types  # registry.json: kOnnxOpMap, mapped without a plugin
         if looked_up:
             key, stop, message = _parser_type(subject, ctx, imports)
             if stop is not None:

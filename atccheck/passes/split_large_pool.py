@@ -13,7 +13,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.tables import Tables
 
 POOLS = frozenset({"MaxPool", "AveragePool"})
-OLD_PLUGINS = "canndev-2022"  # profiles whose AveragePool plugin has the MaxPool AI CPU path too
 
 
 @register_pass
@@ -49,7 +48,7 @@ class SplitLargePool(FixPass):
 
         tbl = tables()
         rw = Rewriter(model, ctx, self.name)
-        old_plugins = ctx.target.profile.mapping_from == OLD_PLUGINS
+        profile = ctx.target.profile.id
 
         def rewrite(site: Site) -> Emitter | str | None:
             kernel = [int(k) for k in site.attr("kernel_shape") or []]
@@ -58,7 +57,7 @@ class SplitLargePool(FixPass):
             hw = [1, *kernel] if len(kernel) == 1 else kernel
             strides = [int(s) for s in site.attr("strides") or [1] * len(kernel)]
             sizes = rw.spatial_sizes(site.input(0), len(kernel))
-            if not (_too_large(tbl, site.node.op_type, hw, strides, sizes, old_plugins) or rw.requested_here(site)):
+            if not (_too_large(tbl, site.node.op_type, hw, strides, sizes, profile) or rw.requested_here(site)):
                 return None
             reason = _not_tiling(rw, site, kernel, strides, sizes)
             if reason:
@@ -99,9 +98,9 @@ def _divisors(n: int, most: int) -> list[int]:
     return [d for d in range(1, min(n, most) + 1) if n % d == 0]
 
 
-def _too_large(tbl: "Tables", op: str, hw: list[int], strides: list[int], sizes: list, old_plugins: bool) -> bool:
+def _too_large(tbl: "Tables", op: str, hw: list[int], strides: list[int], sizes: list, profile: str) -> bool:
     """The conditions under which kernel-out-of-range reports the AI CPU path."""
-    if op == "MaxPool" or old_plugins:
+    if tbl.op_facts_for("pool-aicpu-graph", op, profile):  # the plugin builds an AI CPU graph for large windows
         if hw[0] * hw[1] > tbl.limit("pool_aicpu_window_area") or max(strides) > tbl.limit("pool_aicpu_stride"):
             return True
     if op == "AveragePool" and max(hw) > tbl.limit("avgpool_kernel_hw_max"):

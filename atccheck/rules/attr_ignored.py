@@ -52,7 +52,7 @@ class AttrIgnored(Rule):
     code = "AC303"
     name = "attr-ignored"
     severity = Severity.WARNING
-    op_types = frozenset({"Gemm", "Resize", "AveragePool"})
+    fact_kind = "ignored-attr"  # dispatch: the ops op_facts.json ignored-attr facts name
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         if not reaches_plugin(node):

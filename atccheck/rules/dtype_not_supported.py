@@ -11,11 +11,7 @@ from atccheck.rules._attrs import ascend_ops, fact_applies, formal_input_names, 
 from atccheck.rules.base import Rule, register
 from atccheck.tables import Kernel, OpSpec, SpecInput
 
-# Dtypes --precision_mode casts to float16 when an op lacks them (force_fp16, mixed, and the
-# "keep fp32 where supported, else fp16" modes); must_keep_origin_dtype keeps them.
-CAST_TO_FP16 = frozenset({"float32", "bfloat16"})
-PAGE_ERA = "hicann-2026"
-FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"  # the published 9.0 pages speak for the profiles of this mapping era
+FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"
 
 
 @dataclass(frozen=True)
@@ -72,7 +68,8 @@ class DtypeNotSupported(Rule):
     ``op_tables/op_spec.json`` (published pages: input and output dtypes);
     ``op_tables/kernels.json`` (op-info and AI CPU configs per kernel family);
     ``op_tables/op_facts.json`` kind ``origin-dtype-rejected`` (the pages' must_keep_origin_dtype
-    statements); ``atc_options.json`` --precision_mode meanings and ``--oo_constant_folding``
+    statements); ``atc_options.json`` --precision_mode meanings (``precision_fp16_casts``: the
+    dtypes a casting mode turns into float16) and ``--oo_constant_folding``
     (default true: constant subgraphs are computed at compile time); the ``op_select_format``
     flag (``ascend_op_kernels.json`` how_to_read, notes/cann_source.md section 7).
     """
@@ -94,7 +91,7 @@ class DtypeNotSupported(Rule):
         kernel = ctx.kernel(kernel_op) if kernel_op else None
         names = formal_input_names(node.op_type, node.opset)
         latest = formal_input_names(node.op_type, max(node.opset or 1, 18))
-        casts = ctx.target.precision_class != "origin"
+        casts = _fp16_casts(node)
         outputs = [o for o in node.node.output if o]
         folds = bool(outputs) and all(ctx.is_foldable(o) for o in outputs)
         seen: dict[tuple[str, str], Finding] = {}
@@ -139,15 +136,14 @@ class DtypeNotSupported(Rule):
         allowed = set(allowed)
         if dtype in allowed:
             return True
-        casts = node.ctx.target.precision_class != "origin"
-        return casts and dtype in CAST_TO_FP16 and "float16" in allowed
+        return dtype in _fp16_casts(node) and "float16" in allowed
 
     @staticmethod
-    def _kernel_view(op: str, kernel: Kernel, dtype: str, casts: bool) -> KernelView:
+    def _kernel_view(op: str, kernel: Kernel, dtype: str, casts: frozenset[str]) -> KernelView:
         if kernel.aicore:
             listed = kernel.aicore_dtypes
             core = None if listed is None else dtype in listed or (
-                casts and dtype in CAST_TO_FP16 and "float16" in listed)
+                dtype in casts and "float16" in listed)
         else:
             core = False
         if not kernel.aicpu:
@@ -181,7 +177,7 @@ class DtypeNotSupported(Rule):
                     )
         page = list(item.dtypes) if item is not None and item.dtypes else None
         page_ok = None if page is None else self._accepts(node, dtype, page)
-        page_speaks = target.profile.mapping_from == PAGE_ERA
+        page_speaks = target.profile.published_pages
         # 2. the kernel tables decide where they know
         if view is not None and view.aicore_accepts is not None:
             if view.aicore_accepts:
@@ -224,7 +220,7 @@ class DtypeNotSupported(Rule):
             severity = Severity.WARNING if page_speaks else Severity.INFO
             scope = "" if page_speaks else f" (the 9.0 pages do not speak for CANN {target.profile.id})"
             mode_note = (" and --precision_mode keeps float32 as float32" if target.precision_class == "origin"
-                         and dtype in CAST_TO_FP16 and "float16" in page else "")
+                         and dtype in _fp16_cast_dtypes(node) and "float16" in page else "")
             return self.finding(
                 node,
                 f"{label}: the published page lists {'/'.join(page)}{mode_note}; ATC may insert a Cast or use "
@@ -307,7 +303,7 @@ class DtypeNotSupported(Rule):
         allowed = list(listed[0]["dtypes"])
         if dtype in allowed:
             return
-        page_speaks = ctx.target.profile.mapping_from == PAGE_ERA
+        page_speaks = ctx.target.profile.published_pages
         yield self.finding(
             node,
             f"Cast to {dtype}: the published Cast page lists outputs {'/'.join(allowed)} only, without {dtype}"
@@ -322,3 +318,14 @@ class DtypeNotSupported(Rule):
     @staticmethod
     def _data(index: int, dtype: str, allowed: list[str] | None, fact: str, mode: str) -> dict:
         return {"input": index, "dtype": dtype, "allowed": allowed, "fact": fact, "precision_mode": mode}
+
+
+def _fp16_cast_dtypes(node: NodeContext) -> frozenset[str]:
+    """The dtypes a casting --precision_mode turns into float16 where an op lacks them
+    (atc_options.json precision_fp16_casts: float32 and bfloat16)."""
+    return frozenset(node.ctx.tables.atc_options_extra["precision_fp16_casts"]["dtypes"])
+
+
+def _fp16_casts(node: NodeContext) -> frozenset[str]:
+    """Those dtypes under the target's precision mode; none when must_keep_origin_dtype keeps them."""
+    return frozenset() if node.ctx.target.precision_class == "origin" else _fp16_cast_dtypes(node)

@@ -15,43 +15,6 @@ EZ3002_SOURCE = "hicann/runtime@681ef7610:src/dfx/error_manager/error_code.json 
 GEAR_SOURCE = "shared/reference/notes/atc_cli.md rule 17 (gear mode cannot handle data-dependent internal shapes)"
 FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"
 
-# ONNX semantics, not a CANN fact: the inputs whose *values* decide an op's output shape
-# (onnx/onnx docs/Operators.md). Ops not listed: every input counts.
-SHAPE_VALUE_INPUTS: dict[str, tuple[int, ...]] = {
-    "CenterCropPad": (1,),
-    "Compress": (1,),
-    "ConstantOfShape": (0,),
-    "Expand": (1,),
-    "If": (0,),
-    "Loop": (0, 1),
-    "MaxUnpool": (2,),
-    "NonMaxSuppression": (0, 1, 2, 3, 4),
-    "NonZero": (0,),
-    "OneHot": (1,),
-    "Pad": (1, 3),
-    "Range": (0, 1, 2),
-    "ReduceL1": (1,),
-    "ReduceL2": (1,),
-    "ReduceLogSum": (1,),
-    "ReduceLogSumExp": (1,),
-    "ReduceMax": (1,),
-    "ReduceMean": (1,),
-    "ReduceMin": (1,),
-    "ReduceProd": (1,),
-    "ReduceSum": (1,),
-    "ReduceSumSquare": (1,),
-    "Reshape": (1,),
-    "Resize": (2, 3),
-    "Slice": (1, 2, 3, 4),
-    "Split": (1,),
-    "Squeeze": (1,),
-    "Tile": (1,),
-    "TopK": (1,),
-    "Unique": (0,),
-    "Unsqueeze": (1,),
-    "Upsample": (1,),
-}
-
 
 @register
 class DynamicShapeUnsupported(Rule):
@@ -67,7 +30,8 @@ class DynamicShapeUnsupported(Rule):
     Unique, NonMaxSuppression, TopK with a run-time K, Reshape/Expand/Tile/Range/
     ConstantOfShape/Slice fed with run-time values, If on a run-time condition, ...). Nodes
     downstream of an origin are not reported again. Whether the shape-giving inputs
-    (``SHAPE_VALUE_INPUTS``, from the ONNX operator spec; every input for other ops) are
+    (``op_facts.json`` kind ``shape-value-inputs``, from the ONNX operator spec; every input
+    for other ops) are
     computable before run time decides the verdict: run-time data gives the chip-dependent
     severity; constants and static shapes give an info (a value ATC's constant folding
     will likely compute but that neither ONNX inference nor atccheck's folding evaluates); values that become constant only once the dynamic
@@ -97,8 +61,9 @@ class DynamicShapeUnsupported(Rule):
     Range compilation of ``-1``: hicann/ge compiler/api/aclgrph/option_utils.cc. EZ3002 and
     the chips without dynamic shape (``op_tables/socs.json`` ``dynamic_shape``): atc_cli.md
     rule 12, hicann/runtime error_code.json. Gear mode and data-dependent shapes: atc_cli.md
-    rule 17. Which inputs give an op its output shape: the ONNX operator spec
-    (onnx/onnx docs/Operators.md); it is ONNX semantics, not a CANN fact.
+    rule 17. Which inputs give an op its output shape: ``op_facts.json`` kind
+    ``shape-value-inputs``, from the ONNX operator spec (onnx/onnx docs/Operators.md); it is
+    ONNX semantics, not a CANN fact.
     """
 
     code = "AC202"
@@ -210,9 +175,10 @@ def _shapes_static(_name: str) -> bool:
 def _value_inputs(node: NodeContext) -> list[str]:
     """The inputs whose values (not just shapes) decide the node's output shape."""
     reads = node.ctx.graph.reads(node.node)
-    indices = SHAPE_VALUE_INPUTS.get(node.op_type)
-    if indices is None:
+    facts = node.ctx.tables.op_facts_for("shape-value-inputs", node.op_type, None)
+    if not facts:
         return reads
+    indices = (facts[0].params or {})["inputs"]
     return [node.node.input[i] for i in indices if i < len(node.node.input) and node.node.input[i]]
 
 

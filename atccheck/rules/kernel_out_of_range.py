@@ -9,10 +9,9 @@ from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.rules._attrs import kernel_spatial, reaches_plugin
 from atccheck.rules.base import Rule, register
+from atccheck.tables import OpFact, Tables
 
 
-PAGE_ERA = "hicann-2026"  # the published 9.0 pages speak for the profiles of this mapping era
-AVGPOOL_PLUGIN_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/average_pool_plugin.cc@7d77ce32d"
 POOL_HINT = (
     "split the window into a chain of smaller pools (atccheck fix: split-large-pool, when kernel == stride and "
     "there is no padding), or accept the AI CPU cost"
@@ -63,7 +62,9 @@ class KernelOutOfRange(Rule):
     ## Facts
     limits.json (conv_compute.py FILTER_HW_MAX/STRIDE_MAX/PAD_MAX/DILATE_MAX of the CANN
     8.1.RC1 toolkit; max_pool_onnx_plugin.cpp; avg_pool_v2.py; the published MaxPool and
-    AveragePool pages); kernels.json for AvgPoolV2's AI CPU kernel and its ``check_supported``
+    AveragePool pages); op_facts.json kind ``pool-aicpu-graph`` (which plugins build the AI
+    CPU pool graph, per profile); profiles.json ``published_pages`` (the profiles the
+    published AveragePool page speaks for); kernels.json for AvgPoolV2's AI CPU kernel and its ``check_supported``
     flag per family (the flag decides whether check_supported runs: notes/cann_source.md
     section 7); notes/cann_source.md sections 6 and 7.
     """
@@ -178,8 +179,8 @@ class KernelOutOfRange(Rule):
         if len(kernel) > 2:
             return  # 3-D pools map to MaxPool3D/AvgPool3D; no window facts for them
         hw = ([1] + kernel) if len(kernel) == 1 else kernel
-        aicpu_path = node.op_type == "MaxPool" or ctx.target.profile.mapping_from == "canndev-2022"
-        if aicpu_path:
+        graph = aicpu_pool_graph(tbl, node.op_type, ctx.target.profile.id)
+        if graph is not None:
             area_max = tbl.limit("pool_aicpu_window_area")
             stride_max = tbl.limit("pool_aicpu_stride")
             area = hw[0] * hw[1]
@@ -187,9 +188,7 @@ class KernelOutOfRange(Rule):
             if area > area_max or big_stride:
                 why = (f"window {hw[0]}x{hw[1]} = {area} > {area_max}" if area > area_max
                        else f"stride {max(big_stride)} > {stride_max}")
-                average = node.op_type == "AveragePool"
-                plugin = AVGPOOL_PLUGIN_OLD if average else tbl.limits["pool_aicpu_window_area"].source
-                built = "AvgPool" if average else "MaxPool"
+                plugin, built = graph.source, (graph.params or {})["builds"]
                 yield self.finding(
                     node,
                     f"{node.op_type} {why}: the ONNX plugin builds a TransposeD/PadV2/{built} (NHWC) graph for "
@@ -253,7 +252,7 @@ class KernelOutOfRange(Rule):
                 )
             return
         page_area = tbl.limit("avgpool_page_window_area_max")
-        if ctx.target.profile.mapping_from != PAGE_ERA or (max(hw) <= side_max and area <= page_area):
+        if not ctx.target.profile.published_pages or (max(hw) <= side_max and area <= page_area):
             return
         why = f"a side above {side_max}" if max(hw) > side_max else f"kH*kW = {area} > {page_area}"
         flag = ("" if checks or kernel is None else
@@ -285,3 +284,10 @@ class KernelOutOfRange(Rule):
             return (f"kH*kW = {hw[0] * hw[1]} > {area_max} with a side above {side} and an output of H {out_h}, "
                     "W 1")
         return None
+
+
+def aicpu_pool_graph(tbl: Tables, op: str, profile: str) -> OpFact | None:
+    """The op_facts.json pool-aicpu-graph fact when this profile's plugin builds an AI CPU graph for
+    large windows or strides of this pool (MaxPool always; AveragePool in the 2022 plugins), else None."""
+    facts = tbl.op_facts_for("pool-aicpu-graph", op, profile)
+    return facts[0] if facts else None

@@ -21,7 +21,8 @@ class ModelTooLarge(Rule):
     ## Why
     ATC's ``ReadProtoFromBinaryFile`` rejects a file of 0 bytes or more than ``INT_MAX``
     bytes (``kMaxFileSizeLimit``) with E13015 "File ... has a size of ..., which is out of
-    valid range (0, 2147483647]." (E19015 in CANN 5.x). Weights kept as ONNX external data
+    valid range (0, 2147483647]." (E19015 in the older numbering: the profile's
+    ``file_size_error`` in ``op_tables/profiles.json``). Weights kept as ONNX external data
     do not count: ATC turns them into FileConstant nodes read from beside the model.
 
     ## Example
@@ -34,7 +35,8 @@ class ModelTooLarge(Rule):
 
     ## Facts
     hicann/ge parser/parser/common/acl_graph_parser_util.cc (``kMaxFileSizeLimit =
-    INT_MAX``, the same in every version checked); E13015 in the GE error registry;
+    INT_MAX``, the same in every version checked); E13015 in the GE error registry, E19015
+    its legacy number (atc_error_codes.json; profiles.json ``file_size_error`` per profile);
     external data as FileConstant: parser/parser/onnx/onnx_parser.cc
     (shared/reference/notes/cann_source.md section 4).
     """
@@ -51,8 +53,7 @@ class ModelTooLarge(Rule):
         limit = ctx.tables.limits["model_file_max_bytes"]
         if size <= limit.value:
             return
-        # The file-size code follows the profile's numbering era, like the unregistered-op code.
-        code = "E19015" if ctx.target.profile.unregistered_error.startswith("E19") else "E13015"
+        code = ctx.target.profile.file_size_error  # profiles.json: E19015 in the older numbering, else E13015
         yield self.finding(
             ctx,
             f"the .onnx file is {size:,} bytes ({size / 2**30:.2f} GiB), above ATC's single-file limit of "

@@ -10,7 +10,7 @@ from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.rules._helpers import opsets_text, unregistered_error
 from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register
-from atccheck.tables import AI_ONNX, Registration
+from atccheck.tables import AI_ONNX, Profile, Registration
 
 KEY_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc (ConstructOriType); graph_metadef/register/register.cpp"
 
@@ -81,7 +81,7 @@ class OpsetNotRegistered(Rule):
         assert reg is not None and res.opset is not None
         profile = node.ctx.target.profile
         registered = opsets_text(reg.opsets)
-        basis = _basis(reg, res.opset)
+        basis = _basis(reg, res.opset, profile)
         fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
         target_opset = _nearest(reg, res.opset)
         if fix.pass_name == "convert-opset" and target_opset is not None:
@@ -121,13 +121,13 @@ def _any_lookup_fails(ctx: CheckContext) -> bool:
                for gnode in ctx.graph.nodes)
 
 
-def _basis(reg: Registration, opset: int) -> str:
+def _basis(reg: Registration, opset: int, profile: Profile) -> str:
     """Which fact the verdict rests on, when docs and source disagree."""
     if reg.documented_opsets is None:
         return "CANN source registry"
     if opset in reg.documented_opsets:
         return "documented, but the CANN source does not register it"
-    if reg.profile == "9.0":
+    if profile.basis == "source":  # built from the source registry; the published list is read beside it
         return "CANN source registry; the published list also omits it"
     return "published list; neither CANN source adds it"
 

@@ -19,13 +19,15 @@ class OversizedBlock(Rule):
 
     ## What it does
     Compares static inferred shapes and constant inputs with per-op limits from
-    ``op_tables/limits.json``:
+    ``op_tables/limits.json``, in three checks:
 
-    - Conv input width above ``conv_fmap_w_max`` (published range [1, 4096]);
-    - MaxPool / AveragePool input width above ``pool_fmap_w_max`` ([1, 4096]);
-    - nearest-mode Resize with an input or output H or W above ``resize_nearest_max_hw``
-      on chips without float32 ``vadds`` (``fp32_vadds`` false in ``op_tables/socs.json``);
-    - NonMaxSuppression ``max_output_boxes_per_class`` above ``nms_max_output_boxes_warn``.
+    - feature map too wide: Conv input width above ``conv_fmap_w_max`` (published range
+      [1, 4096]); MaxPool / AveragePool input width above ``pool_fmap_w_max`` ([1, 4096]);
+    - nearest Resize beyond the float16 range: an input or output H or W above
+      ``resize_nearest_max_hw`` on chips without float32 ``vadds`` (``fp32_vadds`` false in
+      ``op_tables/socs.json``);
+    - too many NMS boxes: NonMaxSuppression ``max_output_boxes_per_class`` above
+      ``nms_max_output_boxes_warn``.
 
     Dims that are not static are skipped (dynamic-input-shape and dynamic-shape-unsupported
     report them).
@@ -60,16 +62,18 @@ class OversizedBlock(Rule):
     op_types = frozenset({"AveragePool", "Conv", "MaxPool", "NonMaxSuppression", "Resize"})
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
+        # Four unrelated limits share this rule (and its code); each check is one method.
         if node.op_type == "Conv":
-            yield from self._width(node, "conv_fmap_w_max")
+            yield from self.feature_map_too_wide(node, "conv_fmap_w_max")
         elif node.op_type in ("MaxPool", "AveragePool"):
-            yield from self._width(node, "pool_fmap_w_max")
+            yield from self.feature_map_too_wide(node, "pool_fmap_w_max")
         elif node.op_type == "Resize":
-            yield from self._resize(node)
+            yield from self.nearest_resize_beyond_fp16_range(node)
         elif node.op_type == "NonMaxSuppression":
-            yield from self._nms(node)
+            yield from self.too_many_nms_boxes(node)
 
-    def _width(self, node: NodeContext, limit_name: str) -> Iterable[Finding]:
+    def feature_map_too_wide(self, node: NodeContext, limit_name: str) -> Iterable[Finding]:
+        """Conv or pool input width above the published range (conv_fmap_w_max, pool_fmap_w_max)."""
         ctx = node.ctx
         info = node.input_info(0)
         if info is None or not info.is_static or (info.rank or 0) < 3:
@@ -88,7 +92,9 @@ class OversizedBlock(Rule):
             data={"width": width, "limit": limit.value, "limit_name": limit_name, "shape": list(info.shape)},  # type: ignore[arg-type]
         )
 
-    def _resize(self, node: NodeContext) -> Iterable[Finding]:
+    def nearest_resize_beyond_fp16_range(self, node: NodeContext) -> Iterable[Finding]:
+        """Nearest Resize H/W above resize_nearest_max_hw on a chip without float32 vadds: the kernel's
+        check_supported rejects it (AI CPU when the chip has a kernel, else EZ3003)."""
         ctx = node.ctx
         soc = ctx.target.soc
         if soc.fp32_vadds is not False or node.attr("mode", "nearest") != "nearest":
@@ -151,7 +157,8 @@ class OversizedBlock(Rule):
             data=data,
         )
 
-    def _nms(self, node: NodeContext) -> Iterable[Finding]:
+    def too_many_nms_boxes(self, node: NodeContext) -> Iterable[Finding]:
+        """NonMaxSuppression max_output_boxes_per_class above the page's nms_max_output_boxes_warn."""
         ctx = node.ctx
         value = ctx.const_value(node.input_name(2)) if node.input_name(2) else None
         if value is None or value.size != 1:

@@ -158,3 +158,11 @@ def test_bool_concat_judged_on_concatd():
     assert old.data["fact"] == "page+no-aicpu" and "ConcatD" in old.message
     [new] = found(check(model, soc="Ascend310P3", cann="8.0"))
     assert new.severity.value == "warning" and new.data["fact"] == "page+host-cpu"
+
+
+def test_a_casting_precision_mode_lets_float32_reach_a_float16_only_page():
+    """LpPool's page lists float16 only: force_fp16 casts float32 to it, must_keep_origin_dtype does not."""
+    model = single_op_model("LpPool", [[1, 3, 8, 8]], [1, 3, 4, 4], opset=17, kernel_shape=[2, 2], strides=[2, 2])
+    assert found(check(model, soc="Ascend310", cann="9.0", precision_mode="force_fp16")) == []
+    [f] = found(check(model, soc="Ascend310", cann="9.0", precision_mode="must_keep_origin_dtype"))
+    assert f.severity.value == "warning" and "--precision_mode keeps float32 as float32" in f.message
