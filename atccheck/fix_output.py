@@ -44,8 +44,15 @@ def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None",
             raise UsageError(f"-o {out} is the input model; fix never overwrites its input unless --in-place is given")
         if out.is_dir():
             raise UsageError(f"-o {out} is a directory; give a file name")
-        return out
-    return default_output(source) if source is not None else None
+    else:
+        out = default_output(source) if source is not None else None
+    if out is not None:
+        from atccheck.fileio import refuse_overwriting_inputs
+
+        # the result, and the data file it may get, must not replace the input's weights
+        refuse_overwriting_inputs([("-o", out), ("its data file", out.with_name(out.name + ".data"))],
+                                  [source] if source is not None else [])
+    return out
 
 
 def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None, durable: bool) -> str | None:

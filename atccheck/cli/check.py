@@ -131,6 +131,13 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     baseline = load_baseline(baseline_file) if baseline_file else None
 
     paths, unchecked = discover(models)
+    from atccheck.fileio import refuse_overwriting_inputs
+
+    refuse_overwriting_inputs(
+        [*(("-o", out) for _, out in destinations), ("--write-baseline", write_baseline_file)],
+        paths,
+        [("--baseline", baseline_file), ("--config", settings.config_path)],
+    )
     workers = (os.cpu_count() or 1) if jobs == 0 else jobs
     # The loaded graph is kept for one model only: atc-precheck, the one format that reads it,
     # refuses more than one report anyway.

@@ -61,8 +61,10 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
     summary, what each pass did, the findings that remain with why no pass removed them, and
     the atc command line for the new file.
     """
+    from atccheck.fileio import refuse_overwriting_inputs
     from atccheck.fixer import fix
 
+    refuse_overwriting_inputs([("-o", output)], [], [("--inputs", inputs)])
     outcome = fix(
         model,
         soc=soc,
