@@ -71,17 +71,51 @@ def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterab
 INTERNAL_ERROR_CODE = "AC000"
 
 
-def _internal_error(rule: type[Rule], where: Location, exc: Exception) -> Finding:
+def _internal_error(rule: type[Rule], where: Location, exc: Exception, cause: str | None = None) -> Finding:
+    """A rule that could not run is an error: a check that skipped part of the model must not pass."""
+    place = f"node '{where.node}'" if where.node else "the model"
+    text = cause or f"{type(exc).__name__}: {_one_line(exc)}"
     return Finding(
         code=INTERNAL_ERROR_CODE,
         name="internal-error",
-        severity=Severity.INFO,
-        message=f"rule {rule.name} could not run here: {type(exc).__name__}: {exc}",
+        severity=Severity.ERROR,
+        message=f"rule {rule.name} could not check {place}: {text}",
         location=where,
-        hint="report this model to the atccheck maintainers; the other rules ran",
+        hint=("fix the attribute (onnx.checker rejects it too)" if cause else
+              "report this model to the atccheck maintainers; the other rules ran"),
         fix=FixSuggestion.manual(),
         source="atccheck",
+        data={"rule": rule.name, "exception": type(exc).__name__},
     )
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def malformed_attribute(node: "onnx.NodeProto", opset: int | None) -> str | None:
+    """Why an attribute of a standard node does not have the type its ONNX schema declares, or None."""
+    import onnx
+
+    from atccheck.rules._attrs import onnx_schema
+
+    if node.domain not in STANDARD_DOMAINS:
+        return None
+    schema = onnx_schema(node.op_type, opset or 1)
+    if schema is None:
+        return None
+    for attr in node.attribute:
+        declared = schema.attributes.get(attr.name)
+        if declared is None:
+            continue
+        expected = int(declared.type)
+        if attr.type != expected:
+            got = onnx.AttributeProto.AttributeType.Name(attr.type) if attr.type in onnx.AttributeProto.AttributeType.values() else str(attr.type)
+            want = onnx.AttributeProto.AttributeType.Name(expected)
+            return (f"attribute '{attr.name}' is {got} where the ONNX schema of {node.op_type} "
+                    f"(opset {opset}) declares {want}")
+    return None
 
 
 def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
@@ -107,7 +141,11 @@ def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
             try:
                 findings.extend(rule.check_node(node))
             except Exception as exc:
-                findings.append(_internal_error(type(rule), node.location, exc))
+                try:
+                    cause = malformed_attribute(gnode.node, node.opset)
+                except Exception:  # the diagnosis is a courtesy; the finding stands without it
+                    cause = None
+                findings.append(_internal_error(type(rule), node.location, exc, cause))
     return findings
 
 

@@ -4,6 +4,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Property tests are reproducible: the same examples on every run and every machine
+# (derandomize), no local example database that makes one checkout differ from another.
+# A failure found this way is kept as an @example on its test. HYPOTHESIS_PROFILE=explore
+# searches with fresh randomness when looking for new failures on purpose.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("explore", derandomize=False, database=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 PROJECT = Path(__file__).resolve().parents[1]
 # The team's shared folder (real models, CANN facts) sits beside the checkout; ATCCHECK_SHARED

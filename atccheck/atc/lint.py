@@ -65,7 +65,7 @@ UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 WRAPPERS = ("sudo", "nohup", "time", "exec", "command", "env")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _ANGLE = re.compile(r"<[^<>\s]*[A-Za-z][^<>]*>")
-_LOOKS_LIKE_VALUE = re.compile(r"^[^\s/=]*:[-0-9~,]*$|^[0-9][0-9,;]*$")
+_LOOKS_LIKE_VALUE = re.compile(r"^[^\s/=]*:[-0-9~,]*\Z|^[0-9][0-9,;]*\Z")
 
 
 @dataclass(frozen=True)
