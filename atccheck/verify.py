@@ -40,6 +40,9 @@ PROBE_BATCH = 1
 PROBE_DIM = 64
 # Integer inputs nothing bounds get values in [0, INT_HIGH).
 INT_HIGH = 4
+# Verification inputs beyond this many elements in all (1 GiB of float32) are not made: a shape
+# that large is a mistake in the model or --input-shape, and making it would exhaust memory.
+MAX_INPUT_ELEMENTS = 2**28
 # A serialized model must stay under protobuf's 2 GiB limit; past this size we go through files.
 INLINE_LIMIT = 2**31 - 2**26
 # Written with external data, tensors above this many bytes go to the data file.
@@ -180,7 +183,12 @@ def load_samples(path: "str | os.PathLike[str]") -> dict[str, "np.ndarray"]:
     """Arrays of an ``.npz`` file keyed by input name (InputError when unreadable)."""
     import numpy as np
 
+    from atccheck.fileio import check_regular_file
+
     display = str(path)
+    if not os.path.exists(path):
+        raise InputError(display, "no such file")
+    check_regular_file(path, "--inputs file")  # np.load would wait forever on a fifo
     try:
         with np.load(path, allow_pickle=False) as data:
             return {key: data[key] for key in data.files}
@@ -254,6 +262,16 @@ def make_inputs(
                 concrete.append(size)
         shapes[vi.name] = tuple(concrete)
 
+    total = 0
+    for name, shape in shapes.items():
+        count = math.prod(shape)
+        if any(d < 0 for d in shape):
+            raise RunError(f"input '{name}' has a negative dim {dims_text(list(shape))}; no input can be made for it")
+        total += count
+        if total > MAX_INPUT_ELEMENTS:
+            raise RunError(f"input '{name}' of shape {dims_text(list(shape))} takes the inputs past "
+                           f"{MAX_INPUT_ELEMENTS} elements; verification inputs that large are not made (give "
+                           "--input-shape with smaller sizes to compare outputs)")
     bounds = index_bounds(model, shapes)
     rng = np.random.default_rng(seed)
     random_set: Feeds = {}
