@@ -55,6 +55,8 @@ if TYPE_CHECKING:  # pragma: no cover
 CONFIG_FILE = ".atccheck.toml"
 PYPROJECT = "pyproject.toml"
 INTERNAL_ERROR = ("AC000", "internal-error")  # the engine's finding for a rule that crashed
+MALFORMED_ATTRIBUTE = ("AC001", "malformed-attribute")  # the engine's finding for a mistyped attribute
+ENGINE_FINDINGS = (INTERNAL_ERROR, MALFORMED_ATTRIBUTE)
 
 DEFAULT = "default"
 COMMAND_LINE = "command line"
@@ -132,8 +134,9 @@ class Settings:
         """False for findings the settings drop after checking (per-node ignores, ignored internal errors)."""
         if any(rule.matches(finding) for rule in self.per_node_ignores):
             return False
-        if finding.code == INTERNAL_ERROR[0]:
-            return not any(rule_matches(p, *INTERNAL_ERROR) for p in self.ignore)
+        for code, name in ENGINE_FINDINGS:
+            if finding.code == code:
+                return not any(rule_matches(p, code, name) for p in self.ignore)
         return True
 
     def apply(self, report: "Report") -> "Report":
@@ -171,7 +174,7 @@ def check_rule_patterns(patterns: Iterable[str], where: str) -> None:
     from atccheck.rules import all_rules
     from atccheck.target import closest
 
-    known = [(r.code, r.name) for r in all_rules()] + [INTERNAL_ERROR]
+    known = [(r.code, r.name) for r in all_rules()] + list(ENGINE_FINDINGS)
     for pattern in patterns:
         if not any(rule_matches(pattern, code, name) for code, name in known):
             near = closest(pattern, [c for c, _ in known] + [n for _, n in known])

@@ -164,7 +164,11 @@ class Verifier:
         return Verdict(True, TESTED, None, comparison, cumulative, outputs, data, original, proved_chain=False)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        from atccheck.verify import terminate_runs
+
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        terminate_runs()  # a run still going is one nobody waits for (an interrupt, an error)
+        self.pool.shutdown(wait=True)
 
 
 def record_verdict(record: PassOutcome, verdict: Verdict) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -482,10 +483,34 @@ def session_options() -> Any:
     return options
 
 
-def run_model(source: ModelSource, inputs: Inputs) -> list[Outputs]:
-    """Outputs of every input set, by output name; RunError when onnxruntime refuses."""
+# One onnxruntime run may take this long; a model that runs longer (a Loop with neither trip
+# count nor condition runs forever) is stopped and left unverified.
+RUN_TIMEOUT_S = 30.0
+
+_active_runs: set[Any] = set()
+_active_lock = threading.Lock()
+
+
+class RunTimeout(RunError):
+    """onnxruntime was stopped: the run took longer than RUN_TIMEOUT_S (or was cancelled)."""
+
+
+def terminate_runs() -> None:
+    """Stop every onnxruntime run in progress (on interrupt, or when the caller no longer waits)."""
+    with _active_lock:
+        for options in _active_runs:
+            options.terminate = True
+
+
+def run_model(source: ModelSource, inputs: Inputs, timeout: float | None = None) -> list[Outputs]:
+    """Outputs of every input set, by output name; RunError when onnxruntime refuses.
+
+    Each run is bounded in time: a watchdog sets onnxruntime's ``RunOptions.terminate`` after
+    ``timeout`` seconds (default :data:`RUN_TIMEOUT_S`) and :class:`RunTimeout` is raised.
+    """
     import onnxruntime as ort
 
+    limit = RUN_TIMEOUT_S if timeout is None else timeout
     try:
         session = ort.InferenceSession(source.payload, session_options(), providers=["CPUExecutionProvider"])
     except Exception as exc:
@@ -493,10 +518,32 @@ def run_model(source: ModelSource, inputs: Inputs) -> list[Outputs]:
     names = [o.name for o in session.get_outputs()]
     results = []
     for feeds in inputs.sets:
+        options = ort.RunOptions()
+        options.log_severity_level = 4
+        expired = threading.Event()
+
+        def stop(options: Any = options, expired: threading.Event = expired) -> None:
+            expired.set()
+            options.terminate = True
+
+        watchdog = threading.Timer(limit, stop)
+        watchdog.daemon = True
+        with _active_lock:
+            _active_runs.add(options)
+        watchdog.start()
         try:
-            values = session.run(names, feeds)
+            values = session.run(names, feeds, options)
         except Exception as exc:
+            if expired.is_set():
+                raise RunTimeout(f"timed out: onnxruntime ran the model for more than {limit:g} s "
+                                 "(a loop without an end?)") from None
+            if options.terminate:
+                raise RunTimeout("onnxruntime run cancelled") from None
             raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
+        finally:
+            watchdog.cancel()
+            with _active_lock:
+                _active_runs.discard(options)
         results.append(dict(zip(names, values)))
     return results
 

@@ -49,7 +49,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 SAMPLES = PROJECT / "models"
 
 CHECK_LIMIT_S = 20.0  # the contract for check
-HANG_LIMIT_S = 60.0  # any command: beyond this the case is killed and called a hang
+HANG_LIMIT_S = 120.0  # any command: beyond this the case is killed and called a hang
 MEMORY_LIMIT = 2 * 2**30  # peak resident memory per case
 MAX_ERROR_LINES = 3
 WORKER_ADDRESS_SPACE = 4 * 2**30
@@ -1124,6 +1124,7 @@ def main() -> int:
     parser.add_argument("--json", metavar="FILE", help="write every result and the summary here")
     parser.add_argument("--show", type=int, default=3, help="examples printed per violation class")
     parser.add_argument("--replay", metavar="SEED:INDEX", help="run one case in this process and print it")
+    parser.add_argument("--keep", metavar="DIR", help="with --replay: write the case's files to DIR instead of running")
     args = parser.parse_args()
     if args.worker:
         worker_main()
@@ -1132,6 +1133,14 @@ def main() -> int:
         seed, index = (int(x) for x in args.replay.split(":"))
         case = make_case(seed, index)
         print(json.dumps({k: v for k, v in asdict(case).items() if k != "files"}, indent=1))
+        if args.keep:
+            folder = Path(args.keep)
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, data in case.files.items():
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                (folder / name).write_bytes(data)
+            print(f"case files written to {folder}; run: atccheck {' '.join(case.argv)}")
+            return 0
         with tempfile.TemporaryDirectory(prefix="atccheck-fuzz-") as tmp:
             print(json.dumps(asdict(run_case(case, Path(tmp))), indent=1))
         return 0

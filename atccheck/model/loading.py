@@ -56,12 +56,15 @@ class LoadedModel:
 
 
 def element_size(data_type: int) -> int:
-    """Bytes per element of an ONNX TensorProto data type (strings count as 0)."""
+    """Bytes per element of an ONNX TensorProto data type (strings and undefined types count as 0)."""
     import onnx
 
     if data_type in (onnx.TensorProto.STRING, onnx.TensorProto.UNDEFINED):
         return 0
-    np_type = onnx.helper.tensor_dtype_to_np_dtype(data_type)
+    try:
+        np_type = onnx.helper.tensor_dtype_to_np_dtype(data_type)
+    except (KeyError, ValueError):  # a type number no ONNX version defines: onnx.checker rejects it
+        return 0
     size = np_type.itemsize
     if data_type in (onnx.TensorProto.INT4, onnx.TensorProto.UINT4):
         return 1  # packed two per byte; rounding up is fine for budgets

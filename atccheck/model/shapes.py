@@ -54,6 +54,8 @@ def dtype_name(elem_type: int) -> str | None:
 
     if not elem_type:
         return None
+    if elem_type not in onnx.TensorProto.DataType.values():
+        return f"undefined-dtype-{elem_type}"  # no ONNX version defines it: in no support list either
     name = onnx.TensorProto.DataType.Name(elem_type).lower()
     return {"float": "float32", "double": "float64"}.get(name, name)
 
