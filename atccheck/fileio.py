@@ -113,16 +113,34 @@ def decode_text(data: bytes, path: "str | os.PathLike[str]", what: str) -> str:
 
 
 def model_data_files(model: "str | os.PathLike[str]") -> list[str]:
-    """Real paths of the external-data files a model file names (none when it cannot be read)."""
-    from atccheck.errors import AtcCheckError
-    from atccheck.model.loading import load_model
+    """Real paths of the external-data files a model file names.
+
+    Read from the bare protobuf, without the checks loading makes: a model atccheck refuses
+    to check (an invalid graph, say) still protects its weights.
+    """
+    import onnx
+
+    from atccheck.model.loading import iter_graph_tensors
 
     try:
-        loaded = load_model(model)
-    except (AtcCheckError, RecursionError, MemoryError):
+        if os.path.getsize(model) > 2**31:
+            return []  # protobuf cannot hold it; such a model keeps its weights outside anyway
+        proto = onnx.ModelProto()
+        with open(model, "rb") as handle:
+            proto.ParseFromString(handle.read())
+    except Exception:  # unreadable or not a protobuf: it names no file
         return []
-    base = loaded.base_dir or Path(".")
-    return sorted({os.path.realpath(base / ext.location) for ext in loaded.external})
+    base = Path(os.path.dirname(os.path.realpath(model)))
+    found = set()
+    try:
+        for tensor in iter_graph_tensors(proto.graph):
+            if tensor.data_location == onnx.TensorProto.EXTERNAL:
+                for entry in tensor.external_data:
+                    if entry.key == "location" and entry.value:
+                        found.add(os.path.realpath(base / entry.value))
+    except RecursionError:
+        pass
+    return sorted(found)
 
 
 def refuse_overwriting_inputs(

@@ -41,9 +41,10 @@ PROBE_BATCH = 1
 PROBE_DIM = 64
 # Integer inputs nothing bounds get values in [0, INT_HIGH).
 INT_HIGH = 4
-# Verification inputs beyond this many elements in all (1 GiB of float32) are not made: a shape
-# that large is a mistake in the model or --input-shape, and making it would exhaust memory.
-MAX_INPUT_ELEMENTS = 2**28
+# Verification inputs beyond this many elements in all (64 MiB of float32; a 1x3x2048x2048 image
+# is 12.6 M) are not made: the activations of a run on them would take gigabytes, and a shape
+# that large is more often a mistake in the model or in --input-shape.
+MAX_INPUT_ELEMENTS = 2**24
 # A serialized model must stay under protobuf's 2 GiB limit; past this size we go through files.
 INLINE_LIMIT = 2**31 - 2**26
 # Written with external data, tensors above this many bytes go to the data file.

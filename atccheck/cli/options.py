@@ -12,6 +12,7 @@ import click
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
 
@@ -82,7 +83,10 @@ def error_boundary(func: Callable) -> Callable:
             return func(*args, **kwargs)
         except AtcCheckError as exc:
             fail(str(exc))
-        except (KeyboardInterrupt, BrokenPipeError):
+        except KeyboardInterrupt:
+            click.echo("atccheck: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
             sys.exit(EXIT_ERROR)
         except MemoryError:
             fail("out of memory")

@@ -114,3 +114,14 @@ def test_the_atomic_writer_says_what_is_wrong_with_the_path(tmp_path, make_bad):
     with pytest.raises(UsageError, match="cannot write"):
         atomic_write_text(target, "text")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
+
+
+def test_weights_of_a_model_that_cannot_be_checked_are_protected_too(model_with_data):
+    model = onnx.load(str(model_with_data), load_external_data=False)
+    model.graph.node[0].input[0] = "nowhere"  # an invalid graph: check refuses the model itself
+    onnx.save(model, str(model_with_data))
+    data = model_with_data.parent / "weights.bin"
+    before = digest(data)
+    result = run("check", str(model_with_data), "--soc", "Ascend310P3", "--format", "junit", "-o", str(data))
+    assert result.exit_code == 2 and "external data of the input model" in result.output
+    assert digest(data) == before
