@@ -470,6 +470,9 @@ def save_with_external_data(model: "onnx.ModelProto", target: Path) -> None:
 def session_options() -> Any:
     import onnxruntime as ort
 
+    # the process-wide logger too: some messages (graph loading, provider set-up) are written before
+    # a session's own severity applies, in colour, straight to the terminal
+    ort.set_default_logger_severity(4)
     options = ort.SessionOptions()
     # run the graph as written: a rewrite is judged on its own ops, not on what ORT fuses it into
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL

@@ -177,6 +177,8 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     }
     rendered = []
     for fmt, path in destinations:
+        if fmt == "atc-precheck" and not reports and unchecked:
+            continue  # ATC's one-model file has no form for "not checked": the error lines below say why
         text = render(fmt, reports, color=path is None and use_color(), **opts)
         if fmt == "text" and len(reports) + len(unchecked) > 1:
             text += "\n" + summary_table(reports, unchecked, settings.fail_on)
@@ -187,8 +189,10 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
+    from atccheck.emit._grouping import one_line
+
     for item in unchecked:
-        click.echo(f"atccheck: error: {item.path}: {item.problem}", err=True)
+        click.echo(f"atccheck: error: {one_line(f'{item.path}: {item.problem}')}", err=True)
     if outcome is not None:
         click.echo(f"atccheck: baseline {baseline_file}: {outcome.summary()}", err=True)
         for entry in outcome.gone:

@@ -67,8 +67,10 @@ def use_color(stream: Any = None) -> bool:
 
 
 def fail(message: str) -> None:
-    """Print one line on stderr and exit 2."""
-    click.echo(f"atccheck: error: {message}", err=True)
+    """Print one line on stderr and exit 2 (control characters in the message are escaped)."""
+    from atccheck.emit._grouping import one_line
+
+    click.echo(f"atccheck: error: {one_line(message)}", err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -77,10 +79,17 @@ def error_boundary(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import warnings
+
         from atccheck.errors import AtcCheckError
 
         try:
-            return func(*args, **kwargs)
+            with warnings.catch_warnings():
+                if not os.environ.get("ATCCHECK_DEBUG"):
+                    # onnx and numpy warn about the models they are given; what matters reaches the
+                    # user as a finding or an error line, not as a library's warning on stderr
+                    warnings.simplefilter("ignore")
+                return func(*args, **kwargs)
         except AtcCheckError as exc:
             fail(str(exc))
         except KeyboardInterrupt:

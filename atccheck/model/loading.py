@@ -227,6 +227,17 @@ def _cycle_problem(graph: "onnx.GraphProto") -> str | None:
     return f"node '{stuck.name or stuck.op_type}' is part of a cycle"
 
 
+def _depth_limit(exc: Exception) -> bool:
+    """Whether protobuf stopped at its nesting limit rather than at bad bytes.
+
+    Protobuf raises one DecodeError type for both and tells them apart only in the message
+    (upb: "Exceeded upb_DecodeOptions_MaxDepth"; the C++ backend: "recursion limit"), so the
+    message is all there is to read.
+    """
+    text = str(exc)
+    return "MaxDepth" in text or "recursion limit" in text.lower()
+
+
 def load_model(source: "str | os.PathLike[str] | onnx.ModelProto") -> LoadedModel:
     """Parse a model file (or take a ModelProto) without reading external weights."""
     import onnx
@@ -255,10 +266,14 @@ def load_model(source: "str | os.PathLike[str] | onnx.ModelProto") -> LoadedMode
     model = onnx.ModelProto()
     try:
         model.ParseFromString(data)
-    except Exception:  # protobuf raises DecodeError (and others on some backends)
+    except Exception as exc:  # protobuf raises DecodeError (and others on some backends)
         limit = 2**31 - 1
         if stat.st_size > limit:
             raise InputError(display, f"{stat.st_size} bytes is over ATC's single-file limit of {limit} bytes (E13015) and could not be parsed; save the model with external data") from None
+        if _depth_limit(exc):
+            raise InputError(display, "nested deeper than protobuf's parser allows (100 levels of messages: about 30 "
+                                      "levels of If/Loop/Scan subgraphs); the file may be a valid model, but it "
+                                      "cannot be read") from None
         raise InputError(display, "not an ONNX model, or truncated (protobuf parse failed; ATC: E13005)") from None
     del data
     validate_structure(model, display)
