@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from atccheck.errors import InputError
 
@@ -149,9 +149,62 @@ def validate_structure(model: "onnx.ModelProto", display: str) -> None:
         raise InputError(display, "not an ONNX model: it has no graph (ATC: E16004)")
     if not model.graph.node and not model.graph.output:
         raise InputError(display, "the graph is empty: no nodes and no outputs")
+    where = _not_utf8(model)
+    if where is not None:
+        raise InputError(display, f"{where} is not UTF-8 text (ONNX strings are UTF-8; the file is damaged)")
     problem = graph_problem(model, in_order=False)
     if problem is not None:
         raise InputError(display, f"invalid graph: {problem}")
+
+
+def _not_utf8(model: "onnx.ModelProto") -> str | None:
+    """Where a name or other text field atccheck reads is not UTF-8, or None (doc strings are not read).
+
+    Protobuf decodes text lazily: such a field reads as bytes (or raises UnicodeDecodeError,
+    depending on the backend) deep inside whatever reads it later. Read them all once here.
+    """
+    import onnx
+
+    def text(*values: Any) -> bool:
+        return all(isinstance(v, str) for v in values)
+
+    def graph_text(graph: "onnx.GraphProto", label: str) -> str | None:
+        if not text(graph.name):
+            return f"the name of graph {label}"
+        for kind, values in (("input", graph.input), ("output", graph.output), ("value_info", graph.value_info)):
+            for i, vi in enumerate(values):
+                if not (text(vi.name) and text(*(d.dim_param for d in vi.type.tensor_type.shape.dim))):
+                    return f"{kind} {i} of graph {label}"
+        for i, tensor in enumerate(graph.initializer):
+            if not (text(tensor.name) and
+                    text(*(v for e in tensor.external_data for v in (e.key, e.value)))):
+                return f"initializer {i} of graph {label}"
+        for i, node in enumerate(graph.node):
+            if not (text(node.name, node.op_type, node.domain) and text(*node.input, *node.output)
+                    and text(*(v for a in node.attribute for v in (a.name, a.ref_attr_name)))):
+                shown = node.name if isinstance(node.name, str) else "?"
+                return f"a name or attribute of node {i} ('{shown}') of graph {label}"
+            for attr in node.attribute:
+                subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else (
+                    list(attr.graphs) if attr.type == onnx.AttributeProto.GRAPHS else [])
+                for sub in subs:
+                    found = graph_text(sub, f"{label}/{node.name or node.op_type}:{attr.name}")
+                    if found is not None:
+                        return found
+        return None
+
+    try:
+        if not (text(model.producer_name, model.producer_version, model.domain)
+                and text(*(v for e in model.metadata_props for v in (e.key, e.value)))
+                and text(*(o.domain for o in model.opset_import))):
+            return "a model-level text field (producer, domain, metadata or opset domain)"
+        for fn in model.functions:
+            if not (text(fn.name, fn.domain, *fn.input, *fn.output, *fn.attribute)
+                    and text(*(v for n in fn.node for v in (n.name, n.op_type, n.domain, *n.input, *n.output)))):
+                return "a name in a model-local function"
+        return graph_text(model.graph, "main")
+    except UnicodeDecodeError:  # backends that raise instead of giving bytes
+        return "a name or text field"
 
 
 def graph_problem(model: "onnx.ModelProto", *, in_order: bool) -> str | None:
