@@ -760,6 +760,7 @@ def cli_options(rng: random.Random, command: str, case: Case) -> list[str]:
         if rng.random() < 0.4:
             target = rng.choice(["out.onnx", "m.onnx", "weights.bin", "d/out.onnx", "m.onnx/x.onnx", ".", "fifo"])
             out += ["-o", target]
+            case.outputs.append(target)
             if target == "fifo":
                 case.fifos.append("fifo")
         if rng.random() < 0.3:
@@ -888,7 +889,7 @@ def run_case(case: Case, workdir: Path) -> Result:
         path = workdir / name
         if not path.exists():
             os.mkfifo(path)
-    inputs = {name: _digest(workdir / name) for name in case.files}
+    inputs = {name: _digest(workdir / name) for name in case.files if name in protected_files(case)}
     before_names = set(_listing(workdir))
 
     old_cwd = os.getcwd()
@@ -962,6 +963,34 @@ def run_case(case: Case, workdir: Path) -> Result:
     detail = (stderr.strip() + ("\n[fd] " + leaked.strip() if leaked.strip() else ""))[-1500:]
     return Result(case.seed, case.index, case.command, case.kind, code, round(seconds, 3), peak, violations,
                   detail, case.description, case.argv)
+
+
+INPUT_OPTIONS = ("--baseline", "--config", "--inputs", "--lint-file")
+CONFIG_FILES = ("pyproject.toml", ".atccheck.toml")
+
+
+def protected_files(case: Case) -> set[str]:
+    """The case's files that are inputs: the model, the data files it names, files given as inputs.
+
+    A file the command is asked to write (-o, --write-baseline) that is none of these is the
+    user's to overwrite, even if the case put it there.
+    """
+    import onnx
+
+    from atccheck.model.loading import iter_graph_tensors
+
+    protected = {"m.onnx", *CONFIG_FILES}
+    protected.update(value for option, value in zip(case.argv, case.argv[1:]) if option in INPUT_OPTIONS)
+    try:
+        model = onnx.ModelProto()
+        model.ParseFromString(case.files.get("m.onnx", b""))
+        for tensor in iter_graph_tensors(model.graph):
+            for entry in tensor.external_data:
+                if entry.key == "location":
+                    protected.add(os.path.normpath(entry.value))
+    except Exception:  # not a model: it names no data file
+        pass
+    return {name for name in case.files if name in protected or name not in case.outputs}
 
 
 def _long_check_error(lines: list[str]) -> bool:
