@@ -125,4 +125,3 @@ def test_weights_of_a_model_that_cannot_be_checked_are_protected_too(model_with_
     result = run("check", str(model_with_data), "--soc", "Ascend310P3", "--format", "junit", "-o", str(data))
     assert result.exit_code == 2 and "external data of the input model" in result.output
     assert digest(data) == before
-/root/.pyenv/libexec/pyenv-hooks: line 24: enable: cannot open shared object /root/.pyenv/libexec/pyenv-realpath.dylib: /root/.pyenv/libexec/pyenv-realpath.dylib: cannot open shared object file: No such file or directory
