@@ -32,6 +32,7 @@ Exit codes:
   1  some model x chip has such a finding
   2  usage error, or some model could not be checked (missing, empty, not ONNX,
      a folder without models): a broken file must fail CI
+  130  interrupted (Ctrl-C): no report file is written
 
 {SETTINGS_HELP}
 """

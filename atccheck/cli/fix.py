@@ -35,6 +35,7 @@ Exit codes:
   0  no error-severity finding remains in the written model
   1  some error-severity finding remains (listed with why no pass removed it)
   2  usage or input error (unreadable model, missing external data, bad --input-shape)
+  130  interrupted (Ctrl-C): nothing is written
 """
 
 
