@@ -34,6 +34,7 @@ import io
 import json
 import os
 import random
+import re
 import select
 import shutil
 import signal
@@ -850,6 +851,7 @@ class Result:
     stderr: str = ""
     description: str = ""
     argv: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def _digest(path: Path) -> str:
@@ -961,8 +963,10 @@ def run_case(case: Case, workdir: Path) -> Result:
         if leftovers:
             violations.append("fix-output-left")
     detail = (stderr.strip() + ("\n[fd] " + leaked.strip() if leaked.strip() else ""))[-1500:]
+    # not violations (fix reverts such a pass and says why), but worth a look: a pass that raised
+    notes = sorted(set(re.findall(r"reverted\s+(\S+).*?the pass raised (\w+)", stdout)))
     return Result(case.seed, case.index, case.command, case.kind, code, round(seconds, 3), peak, violations,
-                  detail, case.description, case.argv)
+                  detail, case.description, case.argv, [f"{name}: {exc}" for name, exc in notes])
 
 
 INPUT_OPTIONS = ("--baseline", "--config", "--inputs", "--lint-file")
@@ -1132,12 +1136,14 @@ def summarize(results: list[Result]) -> dict[str, Any]:
         kinds[r.kind] += 1
         for v in r.violations:
             violations[v.split(":")[0] if v.startswith("input-changed") else v] += 1
+    notes: collections.Counter = collections.Counter(n for r in results for n in r.notes)
     slowest = max((r.seconds for r in results if r.command == "check"), default=0.0)
     return {
         "cases": len(results),
         "per_command": {k: dict(v) for k, v in sorted(per_command.items())},
         "mutation_families": dict(sorted(kinds.items())),
         "violations": dict(violations.most_common()),
+        "passes_that_raised": dict(notes.most_common()),
         "slowest_check_s": round(slowest, 2),
         "peak_rss_mib": round(max((r.peak_rss for r in results), default=0) / 2**20),
     }
