@@ -126,3 +126,9 @@ def test_impossible_dims_do_not_abort_the_process(tmp_path, dims, shape):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode in (0, 1, 2), done.stderr[-500:]
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
+def test_a_path_with_a_newline_is_one_error_line(tmp_path, command):
+    code, lines = run(command, tmp_path / "two\nlines.onnx")
+    assert code == 2 and len(lines) == 1 and "two\\nlines.onnx" in lines[0]
