@@ -157,19 +157,25 @@ def write_baseline(reports: Iterable[Report], path: str | os.PathLike[str]) -> N
 
 def load_baseline(path: str | os.PathLike[str]) -> Baseline:
     """Read a baseline file; UsageError when it is missing or not one atccheck wrote."""
+    from atccheck.fileio import decode_text, read_small_file
+
     file = Path(path)
+    if not file.exists() and not file.is_symlink():
+        raise UsageError(f"baseline {file} does not exist; create it with --write-baseline {file}")
+    text = decode_text(read_small_file(file, "baseline"), file, "baseline")
     try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"baseline {file} does not exist; create it with --write-baseline {file}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read baseline {file}: {exc}") from None
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"baseline {file} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"baseline {file} is not an atccheck baseline: its JSON is nested too deeply") from None
     if not isinstance(doc, dict) or doc.get("atccheck_baseline") != BASELINE_FORMAT:
         raise UsageError(f"{file} is not an atccheck baseline (format {BASELINE_FORMAT}); write one with --write-baseline")
+    findings = doc.get("findings", [])
+    if not isinstance(findings, list):
+        raise UsageError(f"baseline {file}: 'findings' must be a list")
     entries = []
-    for i, item in enumerate(doc.get("findings", [])):
+    for i, item in enumerate(findings):
         try:
             fp = Fingerprint(
                 model=str(item["model"]),
@@ -180,7 +186,7 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
                 op_type=str(item.get("op_type") or ""),
             )
             count = int(item.get("count", 1))
-        except (KeyError, TypeError, ValueError, AttributeError):
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
             raise UsageError(f"baseline {file}: entry {i} lacks model, soc, rule or graph") from None
         if count < 1:
             raise UsageError(f"baseline {file}: entry {i} has count {count}; it must be at least 1")

@@ -13,9 +13,10 @@ between processes); in-process runs keep it when asked (``keep_context``).
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
 
 from atccheck.report import Report
 
@@ -222,12 +223,14 @@ def _check_parallel(
         outcomes[model] = result
         done(model, result)
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(models)), mp_context=context) as pool:
-        futures = {
-            pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
-                                 gears_for(model)): model
-            for model in models
-        }
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(models)), mp_context=context, initializer=_ignore_sigint)
+    try:
+        with _sigint_ignored():  # workers start with Ctrl-C ignored, before Python even runs in them
+            futures = {
+                pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
+                            gears_for(model)): model
+                for model in models
+            }
         for future in as_completed(futures):
             model = futures[future]
             try:
@@ -236,20 +239,81 @@ def _check_parallel(
                 orphans.append(model)  # a worker died; which model killed it is found below
             except Exception as exc:
                 settle(model, UncheckedModel(model, f"internal error: {type(exc).__name__}: {exc}"))
+    except BaseException:  # Ctrl-C (or a failing callback): stop the workers now, leave none behind
+        _abort(pool)
+        raise
+    pool.shutdown(wait=True)
     # A dead worker breaks the whole pool: re-run the models it took down, each in a process of
     # its own, so only the model that really kills its process is reported.
     for model in sorted(orphans, key=list(models).index):
-        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            future = pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
-                                 gears_for(model))
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_ignore_sigint)
+        try:
+            with _sigint_ignored():
+                future = pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
+                                     gears_for(model))
             try:
                 result: Outcome = future.result()
             except BrokenProcessPool:
                 result = UncheckedModel(model, "the checking process died (crash or out of memory in the ONNX parser)")
             except Exception as exc:
                 result = UncheckedModel(model, f"internal error: {type(exc).__name__}: {exc}")
+        except BaseException:
+            _abort(pool)
+            raise
+        pool.shutdown(wait=True)
         settle(model, result)
     return outcomes
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ctrl-C ignored while worker processes are started: a spawned process inherits the setting,
+    so none prints a KeyboardInterrupt traceback from its start-up. The parent's handler comes back
+    (and a Ctrl-C that came meanwhile is lost, not half-handled)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them: no traceback from each worker."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _abort(pool: Any) -> None:
+    """Stop a pool at once: cancel what has not started, kill the workers, reap them.
+
+    A second Ctrl-C while this runs is ignored, so the cleanup cannot be cut short and leave
+    workers running.
+    """
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to set
+        previous = None
+    try:
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.join(timeout=5)
+        pool.shutdown(wait=True)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 # --------------------------------------------------------------------------- summary

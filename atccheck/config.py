@@ -36,6 +36,7 @@ Globs on models are matched against the model's path relative to the config file
 from __future__ import annotations
 
 import fnmatch
+import math
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -55,6 +56,8 @@ if TYPE_CHECKING:  # pragma: no cover
 CONFIG_FILE = ".atccheck.toml"
 PYPROJECT = "pyproject.toml"
 INTERNAL_ERROR = ("AC000", "internal-error")  # the engine's finding for a rule that crashed
+MALFORMED_ATTRIBUTE = ("AC001", "malformed-attribute")  # the engine's finding for a mistyped attribute
+ENGINE_FINDINGS = (INTERNAL_ERROR, MALFORMED_ATTRIBUTE)
 
 DEFAULT = "default"
 COMMAND_LINE = "command line"
@@ -153,8 +156,9 @@ class Settings:
         """False for findings the settings drop after checking (per-node ignores, ignored internal errors)."""
         if any(rule.matches(finding) for rule in self.per_node_ignores):
             return False
-        if finding.code == INTERNAL_ERROR[0]:
-            return not any(rule_matches(p, *INTERNAL_ERROR) for p in self.ignore)
+        for code, name in ENGINE_FINDINGS:
+            if finding.code == code:
+                return not any(rule_matches(p, code, name) for p in self.ignore)
         return True
 
     def apply(self, report: "Report") -> "Report":
@@ -192,7 +196,7 @@ def check_rule_patterns(patterns: Iterable[str], where: str) -> None:
     from atccheck.rules import all_rules
     from atccheck.target import closest
 
-    known = [(r.code, r.name) for r in all_rules()] + [INTERNAL_ERROR]
+    known = [(r.code, r.name) for r in all_rules()] + list(ENGINE_FINDINGS)
     for pattern in patterns:
         if not any(rule_matches(pattern, code, name) for code, name in known):
             near = closest(pattern, [c for c, _ in known] + [n for _, n in known])
@@ -208,20 +212,22 @@ def _toml_load(path: Path) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
+    from atccheck.fileio import decode_text, read_small_file
+
+    text = decode_text(read_small_file(path, "config file"), path, "config file")
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        raise UsageError(f"config file {path} does not exist") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not valid TOML: nested too deeply") from None
 
 
 def _section(path: Path, doc: dict[str, Any]) -> dict[str, Any] | None:
     """The atccheck table of a parsed file; None when a pyproject.toml has none."""
     table = doc.get("tool", {}).get("atccheck") if isinstance(doc.get("tool"), dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise UsageError(f"{path}: 'tool.atccheck' must be a table ([tool.atccheck]), not a {_toml_type(table)}")
     if path.name == PYPROJECT:
         return table
     if table is not None:
@@ -230,6 +236,10 @@ def _section(path: Path, doc: dict[str, Any]) -> dict[str, Any] | None:
             raise UsageError(f"{path}: settings both at the top level and under [tool.atccheck]; keep one")
         return table
     return doc
+
+
+def _toml_type(value: Any) -> str:
+    return {str: "string", bool: "boolean", int: "integer", float: "float", list: "array"}.get(type(value), "value")
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -340,9 +350,9 @@ def parse_file_settings(path: Path) -> dict[str, Any]:
                 raise UsageError(f"{where}: 'fail-on' must be one of {', '.join(FAIL_ON)}, not '{text}'")
             values["fail_on"] = text
         elif key == "device-memory":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise UsageError(f"{where}: 'device-memory' must be a positive number of GiB")
-            values["device_memory_gib"] = float(value)
+            values["device_memory_gib"] = check_device_memory(value, f"{where}: 'device-memory'")
         elif key == "per-node-ignores":
             values["per_node_ignores"] = tuple(
                 NodeIgnore(glob, _strings(rules, f"per-node-ignores.\"{glob}\"", where, single_ok=True))
@@ -360,6 +370,23 @@ def parse_file_settings(path: Path) -> dict[str, Any]:
     return values
 
 
+# No device has a memory anywhere near this many GiB; a larger value is a typo (or inf).
+MAX_DEVICE_MEMORY_GIB = 2.0**20
+
+
+def check_device_memory(value: Any, where: str) -> float:
+    """A device-memory budget in GiB: a finite positive number of sensible size, else UsageError."""
+    try:
+        gib = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise UsageError(f"{where} must be a positive number of GiB, not {value!r}") from None
+    if not math.isfinite(gib) or gib <= 0 or gib > MAX_DEVICE_MEMORY_GIB:
+        raise UsageError(f"{where} must be a positive number of GiB up to {MAX_DEVICE_MEMORY_GIB:.0f}, not {value!r}")
+    if int(gib * 2**30) == 0:
+        raise UsageError(f"{where} is below one byte: {value!r}")
+    return gib
+
+
 def load_settings(
     cli: Mapping[str, Any] | None = None,
     *,
@@ -371,9 +398,10 @@ def load_settings(
     cwd = cwd or Path.cwd()
     path: Path | None = None
     if config is not None and not isolated:
+        from atccheck.fileio import check_regular_file
+
         path = Path(config)
-        if not path.is_file():
-            raise UsageError(f"config file {path} does not exist")
+        check_regular_file(path, "config file")
     elif not isolated:
         path = find_config(cwd)
     values: dict[str, Any] = {}
@@ -386,6 +414,8 @@ def load_settings(
     for key, value in (cli or {}).items():
         if key not in FIELD_KEYS:
             raise ValueError(f"not a setting: {key}")
+        if key == "device_memory_gib" and value is not None:
+            value = check_device_memory(value, "--device-memory")
         values[key] = value
         sources[key] = COMMAND_LINE
     for key in ("select", "ignore"):

@@ -144,8 +144,16 @@ class NodeContext:
         return Location(graph=self.gnode.graph, node=self.label, op_type=self.op_type, domain=self.domain)
 
     @cached_property
+    def malformed_attrs(self) -> tuple[tuple[str, str, str], ...]:
+        """(name, type found, type declared) of attributes whose type is not the one ONNX declares."""
+        from atccheck.rules._attrs import attribute_type_mismatches
+
+        return attribute_type_mismatches(self.node, self.opset)
+
+    @cached_property
     def attrs(self) -> dict[str, Any]:
-        return attribute_values(self.node)
+        """The attributes as Python values; one of the wrong type is left out (the engine reports it)."""
+        return attribute_values(self.node, {name for name, _, _ in self.malformed_attrs})
 
     def attr(self, name: str, default: Any = None) -> Any:
         return self.attrs.get(name, default)

@@ -77,19 +77,46 @@ def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterab
 
 
 INTERNAL_ERROR_CODE = "AC000"
+MALFORMED_ATTRIBUTE = ("AC001", "malformed-attribute")
 
 
 def _internal_error(rule: type[Rule], where: Location, exc: Exception) -> Finding:
+    """A rule that could not run is an error: a check that skipped part of the model must not pass."""
+    place = f"node '{where.node}'" if where.node else "the model"
     return Finding(
         code=INTERNAL_ERROR_CODE,
         name="internal-error",
-        severity=Severity.INFO,
-        message=f"rule {rule.name} could not run here: {type(exc).__name__}: {exc}",
+        severity=Severity.ERROR,
+        message=f"rule {rule.name} could not check {place}: {type(exc).__name__}: {_one_line(exc)}",
         location=where,
         hint="report this model to the atccheck maintainers; the other rules ran",
         fix=FixSuggestion.manual(),
         source="atccheck",
+        data={"rule": rule.name, "exception": type(exc).__name__},
     )
+
+
+def _malformed(node: NodeContext) -> Finding:
+    """Attributes whose type is not the one the ONNX schema declares: the model is not valid ONNX."""
+    problems = "; ".join(f"'{name}' is {got} where the ONNX schema of {node.op_type} (opset {node.opset}) "
+                         f"declares {want}" for name, got, want in node.malformed_attrs)
+    return Finding(
+        code=MALFORMED_ATTRIBUTE[0],
+        name=MALFORMED_ATTRIBUTE[1],
+        severity=Severity.ERROR,
+        message=f"attribute {problems}; onnx.checker rejects the model, and what ATC's parser makes of it is "
+                "unknown, so the rules checked the node without it",
+        location=node.location,
+        hint="re-export the model or fix the attribute's type",
+        fix=FixSuggestion.manual(),
+        source="onnx operator schemas (onnx.defs)",
+        data={"attributes": [name for name, _, _ in node.malformed_attrs]},
+    )
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
@@ -111,6 +138,8 @@ def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
         chosen = list(every_node)
         if gnode.domain in STANDARD_DOMAINS:
             chosen += by_op.get(gnode.op_type, [])
+            if gnode.node.attribute and node.malformed_attrs:
+                findings.append(_malformed(node))
         for rule in chosen:
             try:
                 findings.extend(rule.check_node(node))

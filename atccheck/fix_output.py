@@ -45,8 +45,15 @@ def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None",
             raise UsageError(f"-o {out} is the input model; fix never overwrites its input unless --in-place is given")
         if out.is_dir():
             raise UsageError(f"-o {out} is a directory; give a file name")
-        return out
-    return default_output(source) if source is not None else None
+    else:
+        out = default_output(source) if source is not None else None
+    if out is not None:
+        from atccheck.fileio import refuse_overwriting_inputs
+
+        # the result, and the data file it may get, must not replace the input's weights
+        refuse_overwriting_inputs([("-o", out), ("its data file", out.with_name(out.name + ".data"))],
+                                  [source] if source is not None else [])
+    return out
 
 
 def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None, durable: bool) -> str | None:
@@ -61,36 +68,62 @@ def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes
         return None
     import onnx
 
-    from atccheck.model.loading import load_model
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    location = out.name + ".data"
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    location = out.name + ".data"
+    try:
+        # Both files are written and proved in a private folder first, so a result that fails
+        # its proof never appears at the output path.
         onnx.external_data_helper.convert_model_to_external_data(
             model, all_tensors_to_one_file=True, location=location, size_threshold=EXTERNAL_DATA_THRESHOLD,
             convert_attribute=False)
         onnx.external_data_helper.write_external_data_tensors(model, str(tmp))
-        staged = tmp / location
-        wrote_data = staged.exists()  # no tensor above the threshold: nothing goes out
+        staged_model = tmp / out.name
+        staged_model.write_bytes(model.SerializeToString())
+        staged_data = tmp / location
+        wrote_data = staged_data.exists()  # no tensor above the threshold: nothing goes out
+        _prove_written(staged_model, staged_data, location, out)
+        if durable:
+            for path in (staged_data, staged_model):
+                if path.exists():
+                    with open(path, "rb+") as handle:
+                        os.fsync(handle.fileno())
         if wrote_data:
-            if durable:
-                with open(staged, "rb+") as handle:
-                    os.fsync(handle.fileno())
-            os.replace(staged, out.parent / location)
-        atomic_write_bytes(out, model.SerializeToString(), durable=durable)
+            os.replace(staged_data, out.parent / location)
+        os.replace(staged_model, out)
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
     finally:
         for leftover in tmp.glob("*"):
             leftover.unlink()
         tmp.rmdir()
-    # the output must load from where it is: locations valid, data long enough, checker happy
-    written = load_model(out, weights=False)
-    size = (out.parent / location).stat().st_size if (out.parent / location).exists() else 0
+    return location if wrote_data else None
+
+
+def _prove_written(model_path: Path, data_path: Path, location: str, out: Path) -> None:
+    """The written model must load from its files: locations valid, data long enough, checker happy."""
+    import onnx
+
+    from atccheck.errors import AtcCheckError
+    from atccheck.model.loading import load_model
+    from atccheck.verify import one_line
+
+    try:
+        written = load_model(model_path, weights=False)
+    except AtcCheckError as exc:
+        raise InputError(str(out), f"the result does not load back: {exc}") from None
+    size = data_path.stat().st_size if data_path.exists() else 0
     for ext in written.external:
         if ext.end > size:
             raise InputError(str(out), f"written external data '{location}' is shorter than tensor '{ext.name}' needs")
-    onnx.checker.check_model(str(out))
-    return location if wrote_data else None
+    try:
+        onnx.checker.check_model(str(model_path))
+    except Exception as exc:  # ValidationError, or a protobuf error on a malformed tensor
+        raise InputError(str(out), f"not written: onnx.checker rejects the result ({one_line(exc)}); "
+                                   "the input model likely fails it too") from None
 
 
 class Staging:

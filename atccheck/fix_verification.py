@@ -164,7 +164,11 @@ class Verifier:
         return Verdict(True, TESTED, None, comparison, cumulative, outputs, data, original, proved_chain=False)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        from atccheck.verify import terminate_runs
+
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        terminate_runs()  # a run still going is one nobody waits for (an interrupt, an error)
+        self.pool.shutdown(wait=True)
 
 
 def record_verdict(record: PassOutcome, verdict: Verdict) -> None:
@@ -194,6 +198,9 @@ def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State]
         return Verification("disabled", "--no-verify: only onnx.checker ran", [], original_checker=checker)
     if any(v.kind == UNVERIFIED for v in verdicts) or reference is None:
         why = reference.error if reference is not None else "no reference outputs"
+        if why and why.startswith("timed out"):  # verify.RunTimeout: more sizes would not help
+            return Verification("unverified", f"{why}; outputs were not compared, onnx.checker passed every step",
+                                inputs, original_checker=checker)
         return Verification("unverified", f"onnxruntime could not run the original model, so outputs were not "
                                           f"compared ({why}); onnx.checker passed every step. Give --input-shape "
                                           "or --inputs with sizes the model accepts to compare outputs", inputs,

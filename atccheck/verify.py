@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -40,6 +41,10 @@ PROBE_BATCH = 1
 PROBE_DIM = 64
 # Integer inputs nothing bounds get values in [0, INT_HIGH).
 INT_HIGH = 4
+# Verification inputs beyond this many elements in all (64 MiB of float32; a 1x3x2048x2048 image
+# is 12.6 M) are not made: the activations of a run on them would take gigabytes, and a shape
+# that large is more often a mistake in the model or in --input-shape.
+MAX_INPUT_ELEMENTS = 2**24
 # A serialized model must stay under protobuf's 2 GiB limit; past this size we go through files.
 INLINE_LIMIT = 2**31 - 2**26
 # Written with external data, tensors above this many bytes go to the data file.
@@ -180,7 +185,12 @@ def load_samples(path: "str | os.PathLike[str]") -> dict[str, "np.ndarray"]:
     """Arrays of an ``.npz`` file keyed by input name (InputError when unreadable)."""
     import numpy as np
 
+    from atccheck.fileio import check_regular_file
+
     display = str(path)
+    if not os.path.exists(path):
+        raise InputError(display, "no such file")
+    check_regular_file(path, "--inputs file")  # np.load would wait forever on a fifo
     try:
         with np.load(path, allow_pickle=False) as data:
             return {key: data[key] for key in data.files}
@@ -254,6 +264,16 @@ def make_inputs(
                 concrete.append(size)
         shapes[vi.name] = tuple(concrete)
 
+    total = 0
+    for name, shape in shapes.items():
+        count = math.prod(shape)
+        if any(d < 0 for d in shape):
+            raise RunError(f"input '{name}' has a negative dim {dims_text(list(shape))}; no input can be made for it")
+        total += count
+        if total > MAX_INPUT_ELEMENTS:
+            raise RunError(f"input '{name}' of shape {dims_text(list(shape))} takes the inputs past "
+                           f"{MAX_INPUT_ELEMENTS} elements; verification inputs that large are not made (give "
+                           "--input-shape with smaller sizes to compare outputs)")
     bounds = index_bounds(model, shapes)
     rng = np.random.default_rng(seed)
     random_set: Feeds = {}
@@ -450,6 +470,9 @@ def save_with_external_data(model: "onnx.ModelProto", target: Path) -> None:
 def session_options() -> Any:
     import onnxruntime as ort
 
+    # the process-wide logger too: some messages (graph loading, provider set-up) are written before
+    # a session's own severity applies, in colour, straight to the terminal
+    ort.set_default_logger_severity(4)
     options = ort.SessionOptions()
     # run the graph as written: a rewrite is judged on its own ops, not on what ORT fuses it into
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
@@ -464,10 +487,34 @@ def session_options() -> Any:
     return options
 
 
-def run_model(source: ModelSource, inputs: Inputs) -> list[Outputs]:
-    """Outputs of every input set, by output name; RunError when onnxruntime refuses."""
+# One onnxruntime run may take this long; a model that runs longer (a Loop with neither trip
+# count nor condition runs forever) is stopped and left unverified.
+RUN_TIMEOUT_S = 30.0
+
+_active_runs: set[Any] = set()
+_active_lock = threading.Lock()
+
+
+class RunTimeout(RunError):
+    """onnxruntime was stopped: the run took longer than RUN_TIMEOUT_S (or was cancelled)."""
+
+
+def terminate_runs() -> None:
+    """Stop every onnxruntime run in progress (on interrupt, or when the caller no longer waits)."""
+    with _active_lock:
+        for options in _active_runs:
+            options.terminate = True
+
+
+def run_model(source: ModelSource, inputs: Inputs, timeout: float | None = None) -> list[Outputs]:
+    """Outputs of every input set, by output name; RunError when onnxruntime refuses.
+
+    Each run is bounded in time: a watchdog sets onnxruntime's ``RunOptions.terminate`` after
+    ``timeout`` seconds (default :data:`RUN_TIMEOUT_S`) and :class:`RunTimeout` is raised.
+    """
     import onnxruntime as ort
 
+    limit = RUN_TIMEOUT_S if timeout is None else timeout
     try:
         session = ort.InferenceSession(source.payload, session_options(), providers=["CPUExecutionProvider"])
     except Exception as exc:
@@ -475,10 +522,32 @@ def run_model(source: ModelSource, inputs: Inputs) -> list[Outputs]:
     names = [o.name for o in session.get_outputs()]
     results = []
     for feeds in inputs.sets:
+        options = ort.RunOptions()
+        options.log_severity_level = 4
+        expired = threading.Event()
+
+        def stop(options: Any = options, expired: threading.Event = expired) -> None:
+            expired.set()
+            options.terminate = True
+
+        watchdog = threading.Timer(limit, stop)
+        watchdog.daemon = True
+        with _active_lock:
+            _active_runs.add(options)
+        watchdog.start()
         try:
-            values = session.run(names, feeds)
+            values = session.run(names, feeds, options)
         except Exception as exc:
+            if expired.is_set():
+                raise RunTimeout(f"timed out: onnxruntime ran the model for more than {limit:g} s "
+                                 "(a loop without an end?)") from None
+            if options.terminate:
+                raise RunTimeout("onnxruntime run cancelled") from None
             raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
+        finally:
+            watchdog.cancel()
+            with _active_lock:
+                _active_runs.discard(options)
         results.append(dict(zip(names, values)))
     return results
 

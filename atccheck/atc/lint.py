@@ -21,6 +21,7 @@ dash), the value checks run on what was meant, so one mistake gives one finding.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 from dataclasses import dataclass, replace
@@ -65,7 +66,7 @@ UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 WRAPPERS = ("sudo", "nohup", "time", "exec", "command", "env")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _ANGLE = re.compile(r"<[^<>\s]*[A-Za-z][^<>]*>")
-_LOOKS_LIKE_VALUE = re.compile(r"^[^\s/=]*:[-0-9~,]*$|^[0-9][0-9,;]*$")
+_LOOKS_LIKE_VALUE = re.compile(r"^[^\s/=]*:[-0-9~,]*\Z|^[0-9][0-9,;]*\Z")
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,12 @@ class _Collector:
             atc_error=code.atc_error if atc_error == "default" else atc_error,
             data={**(data or {}), "line": self.line},
         ))
+
+
+@functools.lru_cache(maxsize=1024)
+def _close_matches(word: str, choices: tuple[str, ...], cutoff: float) -> tuple[str, ...]:
+    """difflib's close matches, remembered: a script repeats the same wrong flag on every line."""
+    return tuple(difflib.get_close_matches(word, list(choices), n=3, cutoff=cutoff))
 
 
 # --------------------------------------------------------------------------- finding the atc commands
@@ -345,7 +352,7 @@ def _long_flag(word: Word, normalized: str, promoted: bool, words: list[Word], i
                 "follow, so it works here, but it is not the documented form",
                 hint=f"write {canonical or name}", atc_error=None)
     if canonical is None:
-        near = candidates or difflib.get_close_matches(name, list(flags), n=3, cutoff=0.7)
+        near = candidates or list(_close_matches(name, tuple(flags), 0.7))
         hint = f"did you mean {', '.join(near[:3])}?" if near else "run 'atc --help' for the flags"
         what = "is ambiguous: it starts " + ", ".join(candidates[:4]) if len(candidates) > 1 else "is not a flag"
         out.add("unknown-atc-flag", name,
@@ -606,7 +613,7 @@ def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables", profile: "Pro
                     severity=Severity.INFO, source=source)
         return soc
     by_lower = {n.lower(): n for n in names}
-    near = difflib.get_close_matches(value, list(names), n=3, cutoff=0.6)
+    near = list(_close_matches(value, tuple(names), 0.6))
     if value.lower() in by_lower:
         reason = f"--soc_version is case-sensitive: write {by_lower[value.lower()]}"
     elif (remark := _known_invalid_soc(value, tbl.atc_options_extra.get("soc_version_not_valid", ()))) is not None:

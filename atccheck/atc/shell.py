@@ -9,6 +9,7 @@ variable is unset. Expansions are kept literally in ``Word.text`` and listed in
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 SEPARATORS = ("&&", "||", ";", "&", "|", "\n")
@@ -60,26 +61,54 @@ def _read_expansion(text: str, i: int) -> tuple[str, int]:
     return "", i + 1
 
 
+# Runs of characters that stand for themselves: outside quotes, and inside double quotes.
+_PLAIN_RUN = re.compile(r"[^\\'\"$# \t\r\n;&|]+")
+_DOUBLE_RUN = re.compile(r'[^"\\$\n]+')
+
+
+class _WordBuilder:
+    """One word being read: its pieces are joined once at the end (linear in the word's length)."""
+
+    __slots__ = ("text", "raw", "expansions", "quoted")
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.raw: list[str] = []
+        self.expansions: list[str] = []
+        self.quoted = False
+
+    def add(self, text: str, raw: str | None = None) -> None:
+        self.text.append(text)
+        self.raw.append(text if raw is None else raw)
+
+    def word(self) -> Word:
+        return Word("".join(self.text), "".join(self.raw), self.expansions, self.quoted)
+
+
 def split_commands(text: str) -> list[Command]:
-    """Commands of a shell text (a one-liner or a script), each a list of words."""
+    """Commands of a shell text (a one-liner or a script), each a list of words.
+
+    One pass over the text, taking runs of ordinary characters at a time: the cost is linear
+    in the length of the script.
+    """
     commands: list[Command] = []
     words: list[Word] = []
-    current: Word | None = None
+    current: _WordBuilder | None = None
     line = 1
     start_line = 1
     i = 0
     n = len(text)
 
-    def word() -> Word:
+    def word() -> _WordBuilder:
         nonlocal current
         if current is None:
-            current = Word("", "")
+            current = _WordBuilder()
         return current
 
     def end_word() -> None:
         nonlocal current
         if current is not None:
-            words.append(current)
+            words.append(current.word())
             current = None
 
     def end_command(sep: str) -> None:
@@ -93,6 +122,11 @@ def split_commands(text: str) -> list[Command]:
         start_line = line
 
     while i < n:
+        run = _PLAIN_RUN.match(text, i)
+        if run is not None:
+            word().add(run.group())
+            i = run.end()
+            continue
         ch = text[i]
         if ch == "\\":
             if i + 1 < n and text[i + 1] == "\n":  # line continuation
@@ -101,8 +135,7 @@ def split_commands(text: str) -> list[Command]:
                 continue
             w = word()
             if i + 1 < n:
-                w.text += text[i + 1]
-                w.raw += text[i:i + 2]
+                w.add(text[i + 1], text[i:i + 2])
                 w.quoted = True
             i += 2
             continue
@@ -111,8 +144,7 @@ def split_commands(text: str) -> list[Command]:
             if j < 0:
                 raise ShellSyntaxError("unterminated single quote")
             w = word()
-            w.text += text[i + 1:j]
-            w.raw += text[i:j + 1]
+            w.add(text[i + 1:j], text[i:j + 1])
             w.quoted = True
             line += text.count("\n", i, j)
             i = j + 1
@@ -124,26 +156,31 @@ def split_commands(text: str) -> list[Command]:
             while True:
                 if j >= n:
                     raise ShellSyntaxError("unterminated double quote")
+                inner = _DOUBLE_RUN.match(text, j)
+                if inner is not None:
+                    w.text.append(inner.group())
+                    j = inner.end()
+                    continue
                 c = text[j]
                 if c == '"':
                     break
                 if c == "\\" and j + 1 < n and text[j + 1] in '$`"\\\n':
                     if text[j + 1] != "\n":
-                        w.text += text[j + 1]
+                        w.text.append(text[j + 1])
                     j += 2
                     continue
                 if c == "$":
                     expansion, k = _read_expansion(text, j)
                     if expansion:
                         w.expansions.append(expansion)
-                        w.text += expansion
+                        w.text.append(expansion)
                         j = k
                         continue
                 if c == "\n":
                     line += 1
-                w.text += c
+                w.text.append(c)
                 j += 1
-            w.raw += text[i:j + 1]
+            w.raw.append(text[i:j + 1])
             i = j + 1
             continue
         if ch == "$":
@@ -151,12 +188,10 @@ def split_commands(text: str) -> list[Command]:
             w = word()
             if expansion:
                 w.expansions.append(expansion)
-                w.text += expansion
-                w.raw += expansion
+                w.add(expansion)
                 i = k
             else:
-                w.text += ch
-                w.raw += ch
+                w.add(ch)
                 i += 1
             continue
         if ch == "#" and current is None:
@@ -167,17 +202,15 @@ def split_commands(text: str) -> list[Command]:
             end_word()
             i += 1
             continue
-        sep = next((s for s in SEPARATORS if text.startswith(s, i)), None)
-        if sep is not None:
+        if ch in ";&|\n":
+            sep = text[i:i + 2] if text[i:i + 2] in ("&&", "||") else ch
             end_command(sep)
             if sep == "\n":
                 line += 1
                 start_line = line
             i += len(sep)
             continue
-        w = word()
-        w.text += ch
-        w.raw += ch
+        word().add(ch)  # '#' inside a word
         i += 1
     end_command("")
     return commands

@@ -9,6 +9,7 @@ and a command atccheck accepts obey exactly the same rules. Each broken rule com
 
 from __future__ import annotations
 
+import collections
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, Union
@@ -129,8 +130,8 @@ def parse_input_shape(text: str) -> tuple[list[ShapeEntry], list[Problem]]:
             dims.append(dim)
         if ok:
             entries.append(ShapeEntry(name, tuple(dims)))
-    names = [e.name for e in entries if e.name is not None]
-    for name in sorted({n for n in names if names.count(n) > 1}):
+    seen = collections.Counter(e.name for e in entries if e.name is not None)
+    for name in sorted(n for n, times in seen.items() if times > 1):
         problems.append(Problem("--input_shape", f"input '{name}' is given twice", "E10002", "input-shape-syntax"))
     return entries, problems
 

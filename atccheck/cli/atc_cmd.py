@@ -77,16 +77,14 @@ def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_
     sys.exit(EXIT_CLEAN)
 
 
-def _read_script(path: str) -> str:
-    from atccheck.errors import InputError
+# A shell script of atc commands is a few KiB; anything past this is not one.
+SCRIPT_LIMIT = 4 * 2**20
 
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+
+def _read_script(path: str) -> str:
+    from atccheck.fileio import read_small_file
+
+    return read_small_file(path, "--lint-file", limit=SCRIPT_LIMIT).decode("utf-8", errors="replace")
 
 
 def _suggestion(model, model_path, result, soc, cann, precision_mode):

@@ -34,6 +34,7 @@ Exit codes:
   1  some model x chip has such a finding
   2  usage error, or some model could not be checked (missing, empty, not ONNX,
      a folder without models): a broken file must fail CI
+  130  interrupted (Ctrl-C): no report file is written
 
 {SETTINGS_HELP}
 """
@@ -154,6 +155,13 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         return resolve_gears(**{GEAR_KEYWORDS[option[0]]: option[1]}) if option else None
 
     paths, unchecked = discover(models)
+    from atccheck.fileio import refuse_overwriting_inputs
+
+    refuse_overwriting_inputs(
+        [*(("-o", out) for _, out in destinations), ("--write-baseline", write_baseline_file)],
+        paths,
+        [("--baseline", baseline_file), ("--config", settings.config_path)],
+    )
     workers = (os.cpu_count() or 1) if jobs == 0 else jobs
     # The loaded graph is kept for one model only: atc-precheck, the one format that reads it,
     # refuses more than one report anyway.
@@ -199,6 +207,8 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
 
             rendered.extend((page, file) for file, page in site_files(reports, path, **opts).items())
             continue
+        if fmt == "atc-precheck" and not reports and unchecked:
+            continue  # ATC's one-model file has no form for "not checked": the error lines below say why
         text = render(fmt, reports, color=path is None and use_color(), **opts)
         if fmt == "text" and len(reports) + len(unchecked) > 1:
             text += "\n" + summary_table(reports, unchecked, settings.fail_on)
@@ -209,8 +219,10 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
+    from atccheck.emit._grouping import one_line
+
     for item in unchecked:
-        click.echo(f"atccheck: error: {item.path}: {item.problem}", err=True)
+        click.echo(f"atccheck: error: {one_line(f'{item.path}: {item.problem}')}", err=True)
     if outcome is not None:
         click.echo(f"atccheck: baseline {baseline_file}: {outcome.summary()}", err=True)
         for entry in outcome.gone:

@@ -35,6 +35,7 @@ Exit codes:
   0  no error-severity finding remains in the written model
   1  some error-severity finding remains (listed with why no pass removed it)
   2  usage or input error (unreadable model, missing external data, bad --input-shape)
+  130  interrupted (Ctrl-C): nothing is written
 """
 
 
@@ -64,8 +65,10 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
     summary, what each pass did, the findings that remain with why no pass removed them, and
     the atc command line for the new file.
     """
+    from atccheck.fileio import refuse_overwriting_inputs
     from atccheck.fixer import fix
 
+    refuse_overwriting_inputs([("-o", output)], [], [("--inputs", inputs)])
     outcome = fix(
         model,
         soc=soc,

@@ -12,6 +12,7 @@ import click
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
 
@@ -66,8 +67,10 @@ def use_color(stream: Any = None) -> bool:
 
 
 def fail(message: str) -> None:
-    """Print one line on stderr and exit 2."""
-    click.echo(f"atccheck: error: {message}", err=True)
+    """Print one line on stderr and exit 2 (control characters in the message are escaped)."""
+    from atccheck.emit._grouping import one_line
+
+    click.echo(f"atccheck: error: {one_line(message)}", err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -76,13 +79,23 @@ def error_boundary(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import warnings
+
         from atccheck.errors import AtcCheckError
 
         try:
-            return func(*args, **kwargs)
+            with warnings.catch_warnings():
+                if not os.environ.get("ATCCHECK_DEBUG"):
+                    # onnx and numpy warn about the models they are given; what matters reaches the
+                    # user as a finding or an error line, not as a library's warning on stderr
+                    warnings.simplefilter("ignore")
+                return func(*args, **kwargs)
         except AtcCheckError as exc:
             fail(str(exc))
-        except (KeyboardInterrupt, BrokenPipeError):
+        except KeyboardInterrupt:
+            click.echo("atccheck: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
             sys.exit(EXIT_ERROR)
         except MemoryError:
             fail("out of memory")

@@ -12,6 +12,16 @@ from atccheck.findings import Finding
 
 SHOWN_NODES = 5
 
+# Control characters (and Unicode line breaks) as escapes: a node named "a\nb" must not break a
+# line-oriented report or a one-line error in two.
+_ESCAPES = {i: f"\\x{i:02x}" for i in [*range(32), 127, 0x85]}
+_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character escaped, so it prints as one line."""
+    return text.translate(_ESCAPES)
+
 
 def message_groups(findings: Iterable[Finding]) -> list[list[Finding]]:
     """Findings with the same severity, rule, message and hint, most severe first, then by code."""
@@ -21,7 +31,7 @@ def message_groups(findings: Iterable[Finding]) -> list[list[Finding]]:
     return sorted(groups.values(), key=lambda g: (-g[0].severity.rank, g[0].code))
 
 
-def first_nodes(group: Iterable[Finding], show: Callable[[str], str] = str, limit: int = SHOWN_NODES) -> str:
+def first_nodes(group: Iterable[Finding], show: Callable[[str], str] = one_line, limit: int = SHOWN_NODES) -> str:
     """``a, b, c, d, e (+3 more)``: the group's first node names, each through ``show``; '' if none."""
     nodes = [f.location.node for f in group if f.location.node]
     more = len(nodes) - limit

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import click
 
-from atccheck.emit._grouping import SHOWN_NODES, explained_per_node, first_nodes
+from atccheck.emit._grouping import SHOWN_NODES, explained_per_node, first_nodes, one_line
 from atccheck.findings import Finding, Severity
 from atccheck.report import Report
 
@@ -93,7 +93,7 @@ def _group(findings: list[Finding]) -> list[list[Finding]]:
 
 def _render_group(group: list[Finding], *, color: bool, verbose: bool) -> list[str]:
     first = group[0]
-    out = [f"  {_style(first.severity.value, color, fg=COLOURS[first.severity])}: {first.message}"]
+    out = [f"  {_style(first.severity.value, color, fg=COLOURS[first.severity])}: {one_line(first.message)}"]
     nodes = [f.location.node for f in group if f.location.node]
     if nodes:
         graphs = sorted({f.location.graph for f in group})
@@ -114,7 +114,7 @@ def _render_group(group: list[Finding], *, color: bool, verbose: bool) -> list[s
     else:
         extras.append("fix: manual")
     out.append("    " + " | ".join(extras))
-    out.append(f"    hint: {first.hint}")
+    out.append(f"    hint: {one_line(first.hint)}")
     if verbose:
         from atccheck.tables import tables
 

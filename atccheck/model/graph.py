@@ -96,12 +96,18 @@ def iter_nodes(graph: "onnx.GraphProto", path: str = ROOT_GRAPH) -> Iterator[Gra
                     yield from iter_nodes(sub, f"{path}/{label}:{attr.name}[{k}]")
 
 
-def attribute_values(node: "onnx.NodeProto") -> dict[str, Any]:
-    """Attributes as Python values (graphs and tensors left as protos)."""
+def attribute_values(node: "onnx.NodeProto", skip: "frozenset[str] | set[str]" = frozenset()) -> dict[str, Any]:
+    """Attributes as Python values (graphs and tensors left as protos).
+
+    Attributes named in ``skip`` and attributes of a type no ONNX version defines are left out.
+    """
     import onnx
 
     values = {}
+    defined = onnx.AttributeProto.AttributeType.values()
     for attr in node.attribute:
+        if attr.name in skip or attr.type not in defined or attr.type == onnx.AttributeProto.UNDEFINED:
+            continue
         if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
             values[attr.name] = attr.g if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
         else:

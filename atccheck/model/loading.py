@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from atccheck.errors import InputError
 from atccheck.model.graph import SMALL_CONSTANT_ELEMENTS
@@ -81,12 +81,15 @@ class LoadedModel:
 
 
 def element_size(data_type: int) -> int:
-    """Bytes per element of an ONNX TensorProto data type (strings count as 0)."""
+    """Bytes per element of an ONNX TensorProto data type (strings and undefined types count as 0)."""
     import onnx
 
     if data_type in (onnx.TensorProto.STRING, onnx.TensorProto.UNDEFINED):
         return 0
-    np_type = onnx.helper.tensor_dtype_to_np_dtype(data_type)
+    try:
+        np_type = onnx.helper.tensor_dtype_to_np_dtype(data_type)
+    except (KeyError, ValueError):  # a type number no ONNX version defines: onnx.checker rejects it
+        return 0
     size = np_type.itemsize
     if data_type in (onnx.TensorProto.INT4, onnx.TensorProto.UINT4):
         return 1  # packed two per byte; rounding up is fine for budgets
@@ -171,9 +174,62 @@ def validate_structure(model: "onnx.ModelProto", display: str) -> None:
         raise InputError(display, "not an ONNX model: it has no graph (ATC: E16004)")
     if not model.graph.node and not model.graph.output:
         raise InputError(display, "the graph is empty: no nodes and no outputs")
+    where = _not_utf8(model)
+    if where is not None:
+        raise InputError(display, f"{where} is not UTF-8 text (ONNX strings are UTF-8; the file is damaged)")
     problem = graph_problem(model, in_order=False)
     if problem is not None:
         raise InputError(display, f"invalid graph: {problem}")
+
+
+def _not_utf8(model: "onnx.ModelProto") -> str | None:
+    """Where a name or other text field atccheck reads is not UTF-8, or None (doc strings are not read).
+
+    Protobuf decodes text lazily: such a field reads as bytes (or raises UnicodeDecodeError,
+    depending on the backend) deep inside whatever reads it later. Read them all once here.
+    """
+    import onnx
+
+    def text(*values: Any) -> bool:
+        return all(isinstance(v, str) for v in values)
+
+    def graph_text(graph: "onnx.GraphProto", label: str) -> str | None:
+        if not text(graph.name):
+            return f"the name of graph {label}"
+        for kind, values in (("input", graph.input), ("output", graph.output), ("value_info", graph.value_info)):
+            for i, vi in enumerate(values):
+                if not (text(vi.name) and text(*(d.dim_param for d in vi.type.tensor_type.shape.dim))):
+                    return f"{kind} {i} of graph {label}"
+        for i, tensor in enumerate(graph.initializer):
+            if not (text(tensor.name) and
+                    text(*(v for e in tensor.external_data for v in (e.key, e.value)))):
+                return f"initializer {i} of graph {label}"
+        for i, node in enumerate(graph.node):
+            if not (text(node.name, node.op_type, node.domain) and text(*node.input, *node.output)
+                    and text(*(v for a in node.attribute for v in (a.name, a.ref_attr_name)))):
+                shown = node.name if isinstance(node.name, str) else "?"
+                return f"a name or attribute of node {i} ('{shown}') of graph {label}"
+            for attr in node.attribute:
+                subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else (
+                    list(attr.graphs) if attr.type == onnx.AttributeProto.GRAPHS else [])
+                for sub in subs:
+                    found = graph_text(sub, f"{label}/{node.name or node.op_type}:{attr.name}")
+                    if found is not None:
+                        return found
+        return None
+
+    try:
+        if not (text(model.producer_name, model.producer_version, model.domain)
+                and text(*(v for e in model.metadata_props for v in (e.key, e.value)))
+                and text(*(o.domain for o in model.opset_import))):
+            return "a model-level text field (producer, domain, metadata or opset domain)"
+        for fn in model.functions:
+            if not (text(fn.name, fn.domain, *fn.input, *fn.output, *fn.attribute)
+                    and text(*(v for n in fn.node for v in (n.name, n.op_type, n.domain, *n.input, *n.output)))):
+                return "a name in a model-local function"
+        return graph_text(model.graph, "main")
+    except UnicodeDecodeError:  # backends that raise instead of giving bytes
+        return "a name or text field"
 
 
 def graph_problem(model: "onnx.ModelProto", *, in_order: bool) -> str | None:
@@ -249,6 +305,21 @@ def _cycle_problem(graph: "onnx.GraphProto") -> str | None:
     return f"node '{stuck.name or stuck.op_type}' is part of a cycle"
 
 
+def _depth_limit(exc: Exception) -> bool:
+    """Whether protobuf stopped at its nesting limit rather than at bad bytes.
+
+    Protobuf raises one DecodeError type for both and tells them apart only in the message
+    (upb: "Exceeded upb_DecodeOptions_MaxDepth"; the C++ backend: "recursion limit"), so the
+    message is all there is to read.
+    """
+    text = str(exc)
+    return "MaxDepth" in text or "recursion limit" in text.lower()
+
+
+DEPTH_LIMIT = ("nested deeper than protobuf's parser allows (100 levels of messages: about 30 levels of "
+               "If/Loop/Scan subgraphs); the file may be a valid model, but it cannot be read")
+
+
 def load_model(source: "str | os.PathLike[str] | onnx.ModelProto", *, weights: bool = True) -> LoadedModel:
     """Parse a model file (or take a ModelProto) without reading external weights.
 
@@ -295,11 +366,11 @@ def _parse_whole(path: Path, display: str, size: int) -> "onnx.ModelProto":
     model = onnx.ModelProto()
     try:
         model.ParseFromString(data)
-    except Exception:  # protobuf raises DecodeError (and others on some backends)
+    except Exception as exc:  # protobuf raises DecodeError (and others on some backends)
         limit = 2**31 - 1
         if size > limit:
             raise InputError(display, f"{size} bytes is over ATC's single-file limit of {limit} bytes (E13015) and could not be parsed; save the model with external data") from None
-        raise InputError(display, PARSE_FAILED) from None
+        raise InputError(display, DEPTH_LIMIT if _depth_limit(exc) else PARSE_FAILED) from None
     return model
 
 
@@ -315,9 +386,11 @@ def _parse_graph(path: Path, display: str) -> "onnx.ModelProto":
             data = strip_large_tensors(FileBytes(handle, size), KEEP_ELEMENTS)
     except OSError as exc:
         raise InputError(display, f"cannot read: {exc.strerror or exc}") from None
+    except RecursionError:  # subgraphs nested beyond any parser's limit
+        raise InputError(display, DEPTH_LIMIT) from None
     except Exception:  # WireError from the walk
         raise InputError(display, PARSE_FAILED) from None
     try:
         return onnx.ModelProto.FromString(data)
-    except Exception:  # protobuf raises DecodeError (and others on some backends)
-        raise InputError(display, PARSE_FAILED) from None
+    except Exception as exc:  # protobuf raises DecodeError (and others on some backends)
+        raise InputError(display, DEPTH_LIMIT if _depth_limit(exc) else PARSE_FAILED) from None

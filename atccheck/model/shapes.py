@@ -54,6 +54,8 @@ def dtype_name(elem_type: int) -> str | None:
 
     if not elem_type:
         return None
+    if elem_type not in onnx.TensorProto.DataType.values():
+        return f"undefined-dtype-{elem_type}"  # no ONNX version defines it: in no support list either
     name = onnx.TensorProto.DataType.Name(elem_type).lower()
     return {"float": "float32", "double": "float64"}.get(name, name)
 
@@ -171,7 +173,7 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
         for d in tensor.dims:
             count *= d
         inline = tensor.data_location != onnx.TensorProto.EXTERNAL
-        if inline and count <= SMALL_INITIALIZER_ELEMENTS:
+        if inline and count <= SMALL_INITIALIZER_ELEMENTS and min(tensor.dims, default=0) >= 0:
             graph.initializer.append(tensor)
         elif tensor.name not in listed:
             vi = graph.input.add()
@@ -179,11 +181,41 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
             vi.type.tensor_type.elem_type = tensor.data_type
             shape = vi.type.tensor_type.shape
             for d in tensor.dims:
-                shape.dim.add().dim_value = d
+                dim = shape.dim.add()
+                if d >= 0:
+                    dim.dim_value = d
     if shapes:
         _drop_symbolic_value_info(graph)
         _forget_output_dims(graph)
+    _unknown_negative_dims(graph)
     return copy
+
+
+# Element counts past this overflow the int64 arithmetic of onnx's C++ inference.
+_INFERABLE_ELEMENTS = 2**62
+
+
+def _unknown_negative_dims(graph: "onnx.GraphProto") -> None:
+    """Make impossible stored dims unknown (subgraphs too): onnx's C++ inference aborts the whole
+    process on some (a LayerNormalization over an input with a dim of -7, or with dims whose
+    product overflows int64), and such sizes mean nothing to inference anyway. Only the copy
+    inference runs on is changed; the rules still see the model as stored."""
+    for values in (graph.input, graph.output, graph.value_info):
+        for vi in values:
+            dims = vi.type.tensor_type.shape.dim
+            count = 1
+            for dim in dims:
+                if dim.HasField("dim_value") and dim.dim_value < 0:
+                    dim.Clear()
+                elif dim.HasField("dim_value"):
+                    count *= dim.dim_value
+            if count > _INFERABLE_ELEMENTS:
+                for dim in dims:
+                    if dim.HasField("dim_value") and dim.dim_value > 1:
+                        dim.Clear()
+    for node in graph.node:
+        for sub in subgraphs(node):
+            _unknown_negative_dims(sub)
 
 
 def _drop_symbolic_value_info(graph: "onnx.GraphProto") -> None:

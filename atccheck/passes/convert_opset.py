@@ -125,6 +125,15 @@ def convert_model(
     """
     from onnx import version_converter
 
+    from atccheck.model.graph import iter_nodes
+    from atccheck.rules._attrs import attribute_type_mismatches
+
+    for node in iter_nodes(model.graph):
+        bad = attribute_type_mismatches(node.node, current)
+        if bad:  # onnx's C++ converter assumes schema types: a mistyped attribute crashes the process
+            name, got, want = bad[0]
+            raise ConvertError(f"node '{node.label}' has attribute '{name}' of type {got}, not {want}; "
+                               "the converter cannot take it")
     try:
         return version_converter.convert_version(model, target), []
     except Exception:  # a missing adapter for some op: convert what can be converted, keep what may be kept

@@ -38,6 +38,28 @@ def onnx_schema(op_type: str, opset: int) -> "onnx.defs.OpSchema | None":
         return None
 
 
+def attribute_type_mismatches(node: "onnx.NodeProto", opset: int | None) -> tuple[tuple[str, str, str], ...]:
+    """(name, type found, type declared) for each attribute of a standard-domain node whose type is
+    not the one its ONNX schema declares (onnx.checker rejects such a node). Rules never see them.
+    """
+    import onnx
+
+    if node.domain not in ("", "ai.onnx"):
+        return ()
+    schema = onnx_schema(node.op_type, opset or 1)
+    if schema is None:
+        return ()
+    types = onnx.AttributeProto.AttributeType
+    found = []
+    for attr in node.attribute:
+        declared = schema.attributes.get(attr.name)
+        if declared is None or attr.type == int(declared.type):
+            continue
+        got = types.Name(attr.type) if attr.type in types.values() else f"type {attr.type}"
+        found.append((attr.name, got, types.Name(int(declared.type))))
+    return tuple(found)
+
+
 def onnx_default(op_type: str, opset: int | None, attr: str) -> Any:
     """The ONNX schema default of an attribute, or MISSING when the schema gives none."""
     import onnx

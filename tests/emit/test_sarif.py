@@ -13,10 +13,13 @@ from atccheck.findings import Severity
 from atccheck.rules import all_rules
 
 
+SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"  # vendored: never skips
+
+
 @pytest.fixture
-def validate(shared_reference):
+def validate():
     """Validate against the official SARIF 2.1.0 schema, URI formats included."""
-    schema = json.loads((shared_reference / "sarif-schema-2.1.0.json").read_text())
+    schema = json.loads(SCHEMA.read_text())
     checker = jsonschema.FormatChecker(formats=())
     checker.checks("uri")(lambda v: bool(urlsplit(v).scheme) and " " not in v)
     checker.checks("uri-reference")(lambda v: " " not in v)
@@ -145,3 +148,8 @@ def test_real_model_report_is_valid(validate, shared_models, monkeypatch):
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results} == {"silero_vad.onnx"}
     assert sum("logicalLocations" in r["locations"][0] for r in results) == sum(1 for f in report.findings if f.node)
     assert Path("silero_vad.onnx").is_file()
+
+
+def test_the_vendored_schema_is_the_shared_one(shared_reference):
+    """The copy under tests/data stays the file the facts folder records."""
+    assert SCHEMA.read_bytes() == (shared_reference / "sarif-schema-2.1.0.json").read_bytes()

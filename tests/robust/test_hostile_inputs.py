@@ -1,0 +1,111 @@
+"""Inputs that used to hang or crash: fifos, devices, odd config values, endless models."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+from click.testing import CliRunner
+from onnx import TensorProto, helper
+
+import atccheck.verify as verify
+from atccheck.cli.main import main
+from atccheck.fixer import fix
+from builders import init, make_model, tensor_input
+from conftest import SAMPLE_MODELS
+
+MODEL = str(SAMPLE_MODELS / "convnet_clean.onnx")
+
+
+def run(*args: str):
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, [line for line in result.stderr.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("args", [
+    ["check", MODEL, "--soc", "Ascend310P3", "--baseline", "{fifo}"],
+    ["check", MODEL, "--soc", "Ascend310P3", "--config", "{fifo}"],
+    ["fix", MODEL, "--soc", "Ascend310P3", "--inputs", "{fifo}", "-o", "{out}"],
+    ["atc-cmd", MODEL, "--soc", "Ascend310P3", "--lint-file", "{fifo}"],
+    ["atc-cmd", MODEL, "--soc", "Ascend310P3", "--lint-file", "/dev/zero"],
+])
+def test_a_fifo_or_a_device_is_refused_not_read(args, fifo, tmp_path):
+    code, lines = run(*(a.format(fifo=fifo, out=tmp_path / "out.onnx") for a in args))
+    assert code == 2 and len(lines) == 1
+    assert "not a regular file" in lines[0]
+    assert not (tmp_path / "out.onnx").exists()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e999", "1e300"])
+def test_device_memory_out_of_reason_is_refused(value):
+    code, lines = run("check", MODEL, "--soc", "Ascend310P3", "--device-memory", value)
+    assert code == 2 and len(lines) == 1 and "device-memory" in lines[0]
+
+
+@pytest.mark.parametrize("text,problem", [
+    (b"[tool]\natccheck = 3\n", "must be a table"),
+    (b"[tool.atccheck]\ndevice-memory = inf\n", "device-memory"),
+    (b"[tool.atccheck]\ndevice-memory = nan\n", "device-memory"),
+    (b"[tool.atccheck]\nsoc = \"\xff\"\n", "not UTF-8"),
+    (b"[tool.atccheck]\nx = " + b"[" * 3000 + b"]" * 3000 + b"\n", "pyproject.toml"),
+])
+def test_odd_config_files_are_one_line(tmp_path, monkeypatch, text, problem):
+    (tmp_path / "pyproject.toml").write_bytes(text)
+    monkeypatch.chdir(tmp_path)
+    code, lines = run("check", MODEL, "--soc", "Ascend310P3")
+    assert code == 2 and len(lines) == 1 and problem in lines[0]
+    assert "internal error" not in lines[0]
+
+
+@pytest.mark.parametrize("text,problem", [
+    (b"[" * 200_000, "nested too deeply"),
+    (b"\xff\xfe{}", "not UTF-8"),
+    (b'{"atccheck_baseline": 1, "findings": {"a": 1}}', "must be a list"),
+    (b'{"atccheck_baseline": 1, "findings": [{"model": "m", "soc": "s", "rule": "r", "graph": "g", '
+     b'"count": 1e999}]}', "entry 0"),
+])
+def test_odd_baselines_are_one_line(tmp_path, text, problem):
+    baseline = tmp_path / "base.json"
+    baseline.write_bytes(text)
+    code, lines = run("check", MODEL, "--soc", "Ascend310P3", "--baseline", str(baseline))
+    assert code == 2 and len(lines) == 1 and problem in lines[0]
+
+
+def endless_layer_norm_model() -> onnx.ModelProto:
+    """LayerNormalization (a pass rewrites it) beside a Loop with neither trip count nor condition."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Identity", ["v"], ["v_out"])], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [1, 8])])
+    nodes = [helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["n"], name="ln", axis=-1),
+             helper.make_node("Loop", ["", "", "n"], ["y"], name="forever", body=body)]
+    return make_model(nodes, [tensor_input("x", [1, 8])], [tensor_input("y", [1, 8])],
+                      [init("gamma", np.ones(8, np.float32)), init("beta", np.zeros(8, np.float32))], opset=17)
+
+
+def test_verification_of_an_endless_model_times_out(tmp_path, monkeypatch):
+    monkeypatch.setattr(verify, "RUN_TIMEOUT_S", 1.0)
+    path = tmp_path / "m.onnx"
+    onnx.save(endless_layer_norm_model(), str(path))
+    outcome = fix(str(path), soc="Ascend310P3", cann="6.0")  # LayerNormalization needs a rewrite there
+    assert outcome.verification.status == "unverified"
+    assert outcome.verification.reason.startswith("timed out")
+
+
+def test_random_inputs_beyond_reason_are_not_made():
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor_input("x", [1] * 39 + [2] * 25)],
+                       [tensor_input("y", [1] * 39 + [2] * 25)])
+    with pytest.raises(verify.RunError, match="not made"):
+        verify.make_inputs(model, {"x": [1] * 39 + [2] * 25})

@@ -1,0 +1,96 @@
+"""A rule that crashes fails the check: an error finding naming the rule and the node, never a silent pass."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import pytest
+from click.testing import CliRunner
+from onnx import helper
+
+import atccheck.engine as engine
+from atccheck.cli.main import main
+from atccheck.findings import Severity
+from atccheck.rules.base import Rule
+from builders import init, make_model, tensor_input
+
+
+class ExplodingRule(Rule):
+    code = "AC999"
+    name = "exploding-rule"
+
+    def node_ops(self, tables):
+        return None
+
+    def check_node(self, node):
+        raise ZeroDivisionError("division by zero\nsecond line")
+
+    def check_model(self, ctx):
+        return iter(())
+
+
+@pytest.fixture
+def conv_model():
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv\nwith newline", kernel_shape=[3, 3])
+    return make_model([node], [tensor_input("x", [1, 3, 8, 8])], [helper.make_tensor_value_info("y", 1, None)],
+                      [init("w", np.ones((4, 3, 3, 3), np.float32))])
+
+
+def test_a_crashing_rule_is_an_error_finding(conv_model, monkeypatch):
+    monkeypatch.setattr(engine, "all_rules", lambda: [ExplodingRule])
+    report = engine.check(conv_model, soc="Ascend310P3")
+    [finding] = report.findings
+    assert finding.code == "AC000" and finding.severity is Severity.ERROR
+    assert "exploding-rule" in finding.message and "conv\nwith newline" in finding.message
+    assert "\n" not in finding.message.replace("conv\nwith newline", "")
+    assert report.fails("error")
+
+
+def test_a_mistyped_attribute_is_an_error_and_hidden_from_the_rules(conv_model):
+    conv_model.graph.node[0].attribute.append(helper.make_attribute("strides", 2.0))
+    conv_model.graph.node[0].attribute.append(helper.make_attribute("pads", ["a", "b"]))
+    report = engine.check(conv_model, soc="Ascend310P3")
+    [finding] = [f for f in report.findings if f.code == "AC001"]
+    assert finding.name == "malformed-attribute" and finding.severity is Severity.ERROR
+    assert "'strides' is FLOAT where the ONNX schema of Conv (opset 13) declares INTS" in finding.message
+    assert "'pads' is STRINGS" in finding.message
+    assert not [f for f in report.findings if f.code == "AC000"]
+
+
+@pytest.mark.parametrize("attr", [
+    helper.make_attribute("kernel_shape", [3]),
+    helper.make_attribute("kernel_shape", [], attr_type=onnx.AttributeProto.INTS),
+    helper.make_attribute("kernel_shape", [2**62, -5]),
+    helper.make_attribute("pads", [1, 1, 1]),
+    helper.make_attribute("strides", [0, -1, 2, 4, 5]),
+    helper.make_attribute("dilations", [0]),
+    helper.make_attribute("group", 0),
+    helper.make_attribute("group", -3),
+    helper.make_attribute("auto_pad", b"\xff\xfe"),
+])
+def test_odd_attribute_values_never_crash_a_rule(conv_model, attr):
+    node = conv_model.graph.node[0]
+    kept = [a for a in node.attribute if a.name != attr.name]
+    del node.attribute[:]
+    node.attribute.extend([*kept, attr])
+    for soc in ("Ascend310P3", "Ascend310"):
+        report = engine.check(conv_model, soc=soc)
+        assert not [f.message for f in report.findings if f.code == "AC000"]
+
+
+def test_an_undefined_element_type_is_named_not_a_crash(conv_model):
+    conv_model.graph.input[0].type.tensor_type.elem_type = 999
+    report = engine.check(conv_model, soc="Ascend310P3")
+    assert not [f.message for f in report.findings if f.code == "AC000"]
+
+
+def test_the_cli_gate_fails_on_a_crashing_rule(conv_model, monkeypatch, tmp_path):
+    path = tmp_path / "m.onnx"
+    onnx.save(conv_model, str(path))
+    monkeypatch.setattr(engine, "all_rules", lambda: [ExplodingRule])
+    result = CliRunner().invoke(main, ["check", str(path), "--soc", "Ascend310P3", "--format", "json"])
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.output)
+    assert [f["code"] for f in doc["findings"]] == ["AC000"]
