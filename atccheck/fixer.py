@@ -9,9 +9,11 @@ The pipeline:
    model calls for it (unsafe passes only with ``unsafe_fixes``). A pass works on a copy.
    Its result must be a valid graph in node order
    (:func:`atccheck.model.loading.graph_problem`), else it is reverted at once.
-   After each pass the rules run again on the result, which decides the next passes. Passes
-   run again in a later round when a later pass changed the model (a decomposition can let
-   ``convert-opset`` reach a lower opset), at most :data:`MAX_ROUNDS` rounds.
+   After each pass the rules run again on the result, which decides the next passes. The
+   passes repeat in rounds until a round changes nothing (a fixed point), at most
+   :data:`MAX_ROUNDS` rounds: a pass runs again on every model it has not seen, whatever it
+   did before. A decomposition can let ``convert-opset`` reach a lower opset it was rolled
+   back from in round 1. A pass rolled back :data:`MAX_REVERTS` times does not run again.
 3. Every step is verified on a worker thread while the next passes run: ``onnx.checker``
    full check, then either a structural proof (only names and shape annotations changed) or
    onnxruntime outputs against the model before the step, within the pass's tolerance. A
@@ -72,7 +74,10 @@ __all__ = [
     "read_weights",
 ]
 
-MAX_ROUNDS = 3
+MAX_ROUNDS = 6
+# A pass rolled back this many times is not tried again in that run (each try may be costly,
+# and a pass that failed on two different models rarely succeeds on a third).
+MAX_REVERTS = 2
 
 
 # --------------------------------------------------------------------------- loading
@@ -139,6 +144,9 @@ class _Pipeline:
         self.verifier = verifier
         self.records: list[PassOutcome] = []
         self.excluded: set[str] = set()
+        self.reverts: dict[str, int] = {}
+        # the serial of the state each pass last ran on (or was rolled back to): it runs again
+        # only on a model it has not seen
         self.last_run: dict[str, int] = {}
         self.serial = 0
 
@@ -184,6 +192,7 @@ class _Pipeline:
                     record = _outcome(cls, PassStatus.REVERTED, round_no)
                     self.records.append(record)
                     self._reject(record, f"deciding whether to run raised {type(exc).__name__}: {one_line(exc)}")
+                    self.excluded.add(cls.name)  # a broken test of the findings fails on every model
                     continue
                 if not wanted:
                     continue
@@ -271,13 +280,17 @@ class _Pipeline:
         self.records = self.records[: index + 1]
         assert failing.parent is not None
         parent_serial = failing.parent.serial
-        self.last_run = {k: v for k, v in self.last_run.items() if v <= parent_serial or k == failing.pass_cls.name}
+        self.last_run = {k: v for k, v in self.last_run.items() if v <= parent_serial}
+        # it failed on the parent: it runs again only once another pass has changed that model
+        self.last_run[failing.pass_cls.name] = parent_serial
 
     def _reject(self, record: PassOutcome, reason: str) -> None:
-        """Report the pass as reverted, saying why; it does not run again."""
+        """Report the pass as reverted, saying why; after MAX_REVERTS of these it does not run again."""
         record.status = PassStatus.REVERTED
         record.reason = reason
-        self.excluded.add(record.name)
+        self.reverts[record.name] = self.reverts.get(record.name, 0) + 1
+        if self.reverts[record.name] >= MAX_REVERTS:
+            self.excluded.add(record.name)
 
 
 def _outcome(cls: type[FixPass], status: PassStatus, round_no: int | None, **kw: Any) -> PassOutcome:
@@ -302,9 +315,8 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
         runs = [r for r in records if r.name == name]
         if cls is None:
             reasons.append(f"the pass it needs, {name}, is not part of this version of atccheck")
-        elif any(r.status is PassStatus.REVERTED for r in runs):
-            last = [r for r in runs if r.status is PassStatus.REVERTED][-1]
-            reasons.append(f"{name} was rolled back: {last.reason}")
+        elif runs and runs[-1].status is PassStatus.REVERTED:
+            reasons.append(f"{name} was rolled back: {runs[-1].reason}")
         elif not cls.safe and not unsafe:
             reasons.append(f"{name} is unsafe (it changes numerics or relies on an assumption): run with --unsafe-fixes")
         elif runs:

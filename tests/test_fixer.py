@@ -386,3 +386,64 @@ def test_a_repair_simplify_already_did_is_skipped_and_says_so():
     fold = status(outcome, "fold-resize-scales")[0]
     assert fold.status is PassStatus.SKIPPED and fold.reason == "its findings were removed by an earlier pass (simplify)"
     assert not [f for f in outcome.after.findings if f.name == "non-constant-input"]
+
+
+# --------------------------------------------------------------------------- fixed point
+
+
+def group_norm_at_opset_21():
+    rng = np.random.default_rng(5)
+    shape = [1, 8, 6, 6]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1], name="conv"),
+             helper.make_node("GroupNormalization", ["c", "scale", "bias"], ["g"], name="gn", num_groups=2,
+                              epsilon=1e-4),
+             helper.make_node("Relu", ["g"], ["y"], name="relu")]
+    inits = [init("w", rng.standard_normal((8, 8, 1, 1)).astype(np.float32)),
+             init("scale", rng.standard_normal(8).astype(np.float32)),
+             init("bias", rng.standard_normal(8).astype(np.float32))]
+    return make_model(nodes, [tensor_input("x", shape)], [tensor_input("y", shape)], inits, opset=21, ir_version=10)
+
+
+def test_a_pass_rolled_back_in_round_1_runs_again_once_another_pass_changed_the_model():
+    """convert-opset fails at 21 -> 18 while GroupNormalization is there; after the decomposition it converts."""
+    outcome = fix(group_norm_at_opset_21(), soc="Ascend310P3", write=False)
+    convert = status(outcome, "convert-opset")
+    assert [p.status for p in convert] == [PassStatus.REVERTED, PassStatus.APPLIED]
+    assert convert[1].round == 2
+    assert status(outcome, "decompose-group-normalization")[0].status is PassStatus.APPLIED
+    assert outcome.after.findings == [] and not outcome.fails()
+    assert outcome.verification.status == "verified"
+    assert [e.version for e in outcome.model.opset_import if e.domain == ""][0] <= 18
+
+
+class ScaleEveryOther(ScaleOutput):
+    """Test-only: wrong numbers on every model it sees, while another pass keeps changing the model."""
+
+    name = "scale-every-other"
+    stage = "simplify"
+
+
+class AddsIdentities(AddsIdentity):
+    """Test-only: one more Identity on every run, up to four (so every replay changes the model)."""
+
+    name = "adds-identities"
+
+    def run(self, model, ctx):
+        count = sum(n.op_type == "Identity" for n in model.graph.node)
+        if count >= 4:
+            return PassResult(model, False, [])
+        out = reroute_output(model, f"before_identity_{count}")
+        model.graph.node.append(helper.make_node("Identity", [f"before_identity_{count}"], [out],
+                                                 name=f"identity_{count}"))
+        return PassResult(model, True, ["identity"])
+
+
+def test_a_pass_that_keeps_failing_is_tried_a_bounded_number_of_times():
+    from atccheck.fixer import MAX_REVERTS
+
+    outcome = fix(dynamic_convnet(), soc="Ascend310P3", passes=[ScaleEveryOther, AddsIdentities], write=False)
+    tries = status(outcome, "scale-every-other")
+    assert [p.status for p in tries] == [PassStatus.REVERTED] * MAX_REVERTS
+    # each rollback replays from the model before the failing step, where adds-identities runs again
+    assert sum(n.op_type == "Identity" for n in outcome.model.graph.node) == MAX_REVERTS
+    assert not any(n.name == "scale" for n in outcome.model.graph.node)

@@ -113,7 +113,7 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
     if shown:
         lines.append("")
         lines.append(_style("passes:", color, bold=True))
-        width = max(len(p.name) for p in shown)
+        width = max(len(p.name) + (len(f" (round {p.round})") if p.round and p.round > 1 else 0) for p in shown)
         for p in shown:
             status = _style(f"{p.status.value:<9}", color, fg=STATUS_COLOURS.get(p.status.value))
             detail = []
@@ -130,7 +130,7 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
             elif p.reason:
                 detail.append(p.reason)
             round_text = f" (round {p.round})" if p.round and p.round > 1 else ""
-            lines.append(f"  {status} {p.name:<{width}}{round_text}  {'; '.join(d for d in detail if d)}")
+            lines.append(f"  {status} {p.name + round_text:<{width}}  {'; '.join(d for d in detail if d)}")
             for note in p.notes[:4]:
                 lines.append(f"            {note}")
             if len(p.notes) > 4:
