@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Sequence
 from atccheck.fix_outcome import DISABLED, PROVED, TESTED, UNVERIFIED, PassOutcome, Verification
 from atccheck.passes.base import FixPass
 from atccheck.report import Report
+from atccheck.verify import Inputs
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.verify import Comparison, Inputs, Outputs
+    from atccheck.verify import Comparison, Outputs
 
 
 @dataclass
@@ -44,6 +45,8 @@ class Reference:
     outputs: "list[Outputs] | None"
     error: str | None
     checker_error: str | None
+    needs: str | None = None  # one line: the inputs a comparison needs, when the inputs were the problem
+    dropped: str | None = None  # an input set the original fails on, left out of every comparison
 
 
 @dataclass
@@ -85,22 +88,48 @@ class Verifier:
         self.reference = self.pool.submit(self._reference, model, path)
 
     def _reference(self, model: "onnx.ModelProto", path: Path | None) -> Reference:
-        from atccheck.verify import ModelSource, RunError, check_graph, one_line, run_model
+        from atccheck.verify import LoadError, ModelSource, RunError, check_graph, one_line, run_model
 
         checker_error = check_graph(model)
         if not self.enabled:
             return Reference(None, "disabled", checker_error)
         if self.inputs is None:
             return Reference(None, self.unavailable, checker_error)
+        source = ModelSource(path=path) if path is not None else ModelSource(model)
         try:
-            source = ModelSource(path=path) if path is not None else ModelSource(model)
-            outputs = run_model(source, self.inputs)
-            source.release()
-        except RunError as exc:
-            return Reference(None, str(exc), checker_error)
+            try:
+                return Reference(run_model(source, self.inputs), None, checker_error)
+            except LoadError as exc:
+                return Reference(None, str(exc), checker_error)
+            except RunError as exc:
+                failure = exc
+            # the original fails on some input set: keep the sets it runs on (the user's sample, say)
+            kept, outputs, failed = [], [], []
+            for feeds, label in zip(self.inputs.sets, self.inputs.labels):
+                try:
+                    outputs.extend(run_model(source, Inputs([feeds], [label], self.inputs.shapes)))
+                    kept.append((feeds, label))
+                except RunError as exc:
+                    failed.append((label, exc))
+            if kept and failed:
+                dropped = "; ".join(f"{label}: {exc}" for label, exc in failed)
+                self.inputs = Inputs([f for f, _ in kept], [label for _, label in kept], self.inputs.shapes)
+                return Reference(outputs, None, checker_error, dropped=dropped)
+            return Reference(None, str(failure), checker_error, needs=self._needs())
         except Exception as exc:  # anything else onnxruntime or numpy raise
             return Reference(None, one_line(exc), checker_error)
-        return Reference(outputs, None, checker_error)
+        finally:
+            source.release()
+
+    def _needs(self) -> str:
+        """One line naming the arrays a ``--inputs`` sample must hold for the original to run."""
+        assert self.inputs is not None
+        first = self.inputs.sets[0] if self.inputs.sets else {}
+        arrays = ", ".join(f"{name} {array.dtype} [{','.join(str(d) for d in array.shape)}]"
+                           for name, array in first.items())
+        given = len(self.inputs.sets) > 1
+        return (f"--inputs SAMPLE.npz with values the model accepts for {arrays or 'its inputs'}"
+                + (" (the given sample fails too)" if given else ""))
 
     def submit(self, state: State) -> "Future[Verdict]":
         return self.pool.submit(self._verify, state)
@@ -189,15 +218,30 @@ def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State]
     max_rel = last_tested.cumulative.max_rel if last_tested is not None and last_tested.cumulative else None
     if all(v.kind == PROVED for v in verdicts):
         return Verification("verified", "every change was proved structurally (same nodes and weights)", inputs,
-                            0.0, 0.0, checker)
+                            0.0, 0.0, checker, dropped=reference.dropped if reference is not None else None)
     if not enabled:
         return Verification("disabled", "--no-verify: only onnx.checker ran", [], original_checker=checker)
     if any(v.kind == UNVERIFIED for v in verdicts) or reference is None:
         why = reference.error if reference is not None else "no reference outputs"
         return Verification("unverified", f"onnxruntime could not run the original model, so outputs were not "
-                                          f"compared ({why}); onnx.checker passed every step. Give --input-shape "
-                                          "or --inputs with sizes the model accepts to compare outputs", inputs,
-                            original_checker=checker)
+                                          f"compared ({why}); onnx.checker passed every step", inputs,
+                            original_checker=checker, needs=reference.needs if reference is not None else None)
     return Verification("verified", None, inputs, max_abs if max_abs is not None else 0.0,
-                        max_rel if max_rel is not None else 0.0, checker)
+                        max_rel if max_rel is not None else 0.0, checker,
+                        dropped=reference.dropped if reference is not None else None)
 
+
+def runtime_load_error(model: "onnx.ModelProto", path: Path | None) -> str | None:
+    """Why onnxruntime cannot load the written model (from ``path`` when written, else ``model``), or None."""
+    from atccheck.verify import LoadError, ModelSource, RunError, run_model
+
+    source = ModelSource(path=path) if path is not None else ModelSource(model)
+    try:
+        run_model(source, Inputs([], []))  # a session is made; no input set is run
+    except LoadError as exc:
+        return str(exc)
+    except RunError:  # pragma: no cover - no set is run
+        return None
+    finally:
+        source.release()
+    return None

@@ -39,6 +39,7 @@ from atccheck.errors import AtcCheckError, InputError
 from atccheck.findings import Finding, FixSuggestion
 from atccheck.fix_outcome import (
     SCHEMA_VERSION,
+    TESTED,
     FixOutcome,
     PassOutcome,
     PassStatus,
@@ -47,7 +48,7 @@ from atccheck.fix_outcome import (
     finding_delta,
 )
 from atccheck.fix_output import Staging, default_output, inline_limit, resolve_output, write_model
-from atccheck.fix_verification import State, Verifier, record_verdict, summarize
+from atccheck.fix_verification import State, Verifier, record_verdict, runtime_load_error, summarize
 from atccheck.model.loading import LoadedModel, graph_problem, load_model
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
@@ -310,6 +311,7 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
     if not names:
         return f"no graph rewrite removes it; {finding.hint}"
     reasons = []
+    ran_out = []  # passes that ran and left it: running fix again will not help
     for name in names:
         cls = by_name.get(name)
         runs = [r for r in records if r.name == name]
@@ -322,9 +324,32 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
         elif runs:
             detail = "; ".join(_relevant_notes(finding, runs[-1])[:3])
             reasons.append(f"{name} ran but could not remove it" + (f" ({detail})" if detail else ""))
+            ran_out.append(name)
         else:
             reasons.append(f"{name} did not run")
+    if ran_out and len(ran_out) == len(names) and finding.fix.pass_name in ran_out:
+        # the finding's hint says to run that pass, which already ran: say what is left to do instead
+        steps = [BY_HAND.get(name, BY_HAND_DEFAULT) for name in ran_out]
+        step = next((s for s in steps if s is not None), None)
+        return "; ".join(reasons) + f"; next step: {step if step is not None else finding.hint}"
     return "; ".join(reasons) + f"; next step: {finding.hint}"
+
+
+# What is left to do by hand when a pass ran and a finding it addresses remains (the finding's
+# own hint would only say to run the pass again). None: the finding's hint still applies.
+BY_HAND_DEFAULT = "manual: rewrite the node by hand or re-export the model without it (the pass's notes say what it left)"
+BY_HAND: dict[str, str | None] = {
+    "make-inputs-static": None,  # its hint names the --input-shape to give
+    "simplify": ("manual: onnxsim already folded what it could and left this value computed at run time; make it "
+                 "a constant in the exported model (static shapes, constant sizes and scales) or replace the op "
+                 "that computes it"),
+    "convert-opset": ("manual: the ops its notes name block every registered opset; decompose them or re-export the "
+                      "model at a registered opset"),
+    "single-opset-import": ("manual: the custom-domain ops stay; rewrite them into standard ops or give ATC a "
+                            "custom-op plugin for them"),
+    "unroll-loop": ("manual: the trip count or the loop's body depends on run-time data; move the loop out of the "
+                    "model or re-export it with a fixed number of iterations"),
+}
 
 
 def _wants(cls: type[FixPass], finding: Finding) -> bool:
@@ -457,7 +482,11 @@ def fix(
     records = pipeline.records + _skipped_records(pipeline.records, pipeline.passes, chain)
     records.sort(key=lambda r: (r.status is PassStatus.SKIPPED, r.round or 0, ORDER.index(r.stage), r.name))
 
-    verification = summarize(verify, reference, chain, feed.describe() if feed is not None else [])
+    used = verifier.inputs  # without the sets the original fails on, when some run
+    verification = summarize(verify, reference, chain, used.describe() if used is not None else [])
+    shown_before = before
+    if user_shapes:  # the before counts as check shows them with the same --input-shape
+        shown_before = check_prepared(prepare(loaded, user_shapes), target)
     after = final.report.filtered(final.report.findings)
     after.model = str(out) if out is not None else before.model
     remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe_fixes)) for f in after.findings]
@@ -469,11 +498,17 @@ def fix(
         data = final_verdict.data if final_verdict is not None and final is not start else None
         external = write_model(final_model, out, needs_external, data, durable=in_place)
 
+    runtime_error = None
+    ran = final_verdict is not None and final_verdict.ok and final_verdict.kind == TESTED
+    if not ran and not (final is start and reference is not None and reference.outputs is not None):
+        # onnxruntime has not loaded this very model yet: it must before the model is called fixed
+        runtime_error = runtime_load_error(final_model, out if out is not None and out.exists() else None)
+
     command, command_error = _atc_command(final_model, out, target)
     return FixOutcome(
         source=before.model,
         target=target,
-        before=before,
+        before=shown_before,
         after=after,
         passes=records,
         remaining=remaining,
@@ -487,6 +522,7 @@ def fix(
         atc_command=command,
         atc_command_error=command_error,
         seconds=time.perf_counter() - started,
+        runtime_error=runtime_error,
     )
 
 

@@ -32,8 +32,9 @@ a step that fails is rolled back and reported with its error.
 
 \b
 Exit codes:
-  0  no error-severity finding remains in the written model
-  1  some error-severity finding remains (listed with why no pass removed it)
+  0  no error-severity finding remains in the written model, and onnxruntime loads it
+  1  some error-severity finding remains (listed with why no pass removed it),
+     or onnxruntime cannot load the written model
   2  usage or input error (unreadable model, missing external data, bad --input-shape)
 """
 
@@ -168,8 +169,12 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
     if v.reason:
         text += f": {v.reason}"
     lines.append(_style(text, color, fg="green" if v.verified else "yellow"))
+    if v.needs:
+        lines.append(f"  needs: {v.needs}")
     for label in v.inputs:
         lines.append(f"  inputs: {label}")
+    if v.dropped:
+        lines.append(f"  not compared on: {v.dropped}")
     if v.original_checker:
         lines.append(f"  note: onnx.checker already rejects the input model: {v.original_checker}")
 
@@ -184,6 +189,8 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
             lines.append(f"  note: {note}")
     elif outcome.atc_command_error:
         lines.append(f"atc command: none ({outcome.atc_command_error})")
+    if outcome.runtime_error:
+        lines.append(_style(f"not fixed: {outcome.runtime_error}", color, fg="red"))
     verdict = "errors remain" if outcome.fails() else "no error remains"
     lines.append(_style(verdict, color, bold=True, fg="red" if outcome.fails() else "green"))
     return "\n".join(lines) + "\n"
