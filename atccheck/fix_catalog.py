@@ -38,6 +38,14 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("opset-not-registered", "HardSwish"): ("decompose-hard-swish", True),
     ("kernel-out-of-range", "MaxPool"): ("split-large-pool", True),
     ("kernel-out-of-range", "AveragePool"): ("split-large-pool", True),
+    # quantized models: back to float (to quantize again with AMCT)
+    ("unsupported-op", "QuantizeLinear"): ("dequantize", False),
+    ("unsupported-op", "DequantizeLinear"): ("dequantize", False),
+    ("unsupported-op", "DynamicQuantizeLinear"): ("dequantize", False),
+    ("unsupported-op", "MatMulInteger"): ("dequantize", False),
+    ("unsupported-op", "ConvInteger"): ("dequantize", False),
+    ("unsupported-op", "QLinearConv"): ("dequantize", False),
+    ("unsupported-op", "QLinearMatMul"): ("dequantize", False),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
@@ -45,6 +53,20 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "BiasGelu": ("decompose-contrib-bias-gelu", True),
     "QuickGelu": ("decompose-contrib-quick-gelu", True),
     "SkipLayerNormalization": ("decompose-contrib-skip-layer-normalization", True),
+    # onnxruntime's quantizer: back to float (to quantize again with AMCT)
+    "QuantizeLinear": ("dequantize", False),
+    "DequantizeLinear": ("dequantize", False),
+    "QLinearAdd": ("dequantize", False),
+    "QLinearMul": ("dequantize", False),
+    "QLinearSigmoid": ("dequantize", False),
+    "QLinearLeakyRelu": ("dequantize", False),
+    "QLinearConcat": ("dequantize", False),
+    "QLinearGlobalAveragePool": ("dequantize", False),
+    "QLinearAveragePool": ("dequantize", False),
+    "QGemm": ("dequantize", False),
+    "DynamicQuantizeMatMul": ("dequantize", False),
+    "MatMulIntegerToFloat": ("dequantize", False),
+    "DynamicQuantizeLSTM": ("dequantize", False),
 }
 
 

@@ -182,7 +182,11 @@ class Verifier:
             source.release()
             return Verdict(False, reason=str(exc))
         cls = state.pass_cls
-        comparison = compare(parent_outputs, outputs, cls.tolerance, cls.rtol)
+        min_cosine = getattr(cls, "min_cosine", None)
+        if min_cosine is not None:  # a pass that changes numerics by design (dequantize)
+            comparison = compare_cosine(parent_outputs, outputs, min_cosine)
+        else:
+            comparison = compare(parent_outputs, outputs, cls.tolerance, cls.rtol)
         cumulative = compare(original, outputs, math.inf, math.inf)
         if parent_verdict is not None:
             parent_verdict.data = None  # only the newest serialization may be written
@@ -194,6 +198,39 @@ class Verifier:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]", minimum: float) -> "Comparison":
+    """Each float output's cosine similarity with the reference's must reach ``minimum``.
+
+    For passes that change numerics on purpose (dequantizing an int8 model): the elementwise
+    errors are reported too, but the verdict is the direction of each output as a whole.
+    Integer and bool outputs must match exactly; NaN or infinity anywhere fails.
+    """
+    import numpy as np
+
+    from atccheck.verify import Comparison, compare
+
+    loose = compare(reference, candidate, math.inf, math.inf)
+    if not loose.ok:  # with infinite tolerances: a missing output, a shape change, NaN or infinity
+        return loose
+    for ref_set, new_set in zip(reference, candidate):
+        for name, ref in ref_set.items():
+            new = new_set[name]
+            if ref.size == 0:
+                continue
+            if not np.issubdtype(ref.dtype, np.floating):
+                if not np.array_equal(ref, new):
+                    return Comparison(False, loose.max_abs, loose.max_rel, name, f"output '{name}' ({ref.dtype}) changed")
+                continue
+            a, b = ref.astype(np.float64).ravel(), new.astype(np.float64).ravel()
+            norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+            cosine = float(a @ b) / norms if norms > 0 else (1.0 if not a.any() and not b.any() else 0.0)
+            if cosine < minimum:
+                return Comparison(False, loose.max_abs, loose.max_rel, name,
+                                  f"output '{name}' has cosine similarity {cosine:.4f} with the model before, below "
+                                  f"{minimum:g}")
+    return Comparison(True, loose.max_abs, loose.max_rel, loose.worst_output)
 
 
 def record_verdict(record: PassOutcome, verdict: Verdict) -> None:
