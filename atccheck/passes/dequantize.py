@@ -92,9 +92,9 @@ class Dequantize(FixPass):
         work.rewrite()
         if not work.changed:
             return PassResult(model, False, work.notes)
-        notes = [f"{count} {op} node(s) rewritten into float ops" for op, count in sorted(work.counts.items())]
-        notes.append("the result is a float model: quantize it again for Ascend with AMCT (Huawei's quantization "
-                     "tool); the int8 ops of this model are not kept")
+        notes = ["the result is a float model: quantize it again for Ascend with AMCT (Huawei's quantization "
+                 "tool); the int8 ops of this model are not kept"]
+        notes.append("rewritten into float ops: " + ", ".join(f"{op} x{n}" for op, n in sorted(work.counts.items())))
         return PassResult(model, True, notes + work.notes)
 
 
