@@ -169,7 +169,7 @@ class Verifier:
             # onnxruntime refused the original (two nodes with one name, say), but every step so far
             # was proved to compute the same: the model before this step stands in for it.
             try:
-                parent_outputs = original = run_model(ModelSource(parent.model), self.inputs)
+                parent_outputs = original = run_model(ModelSource(parent.model), fitted(self.inputs, parent.model))
             except RunError:
                 parent_outputs = None
         if parent_outputs is None or original is None or self.inputs is None:
@@ -177,7 +177,7 @@ class Verifier:
         source = ModelSource(state.model)
         state.serialized.set_result(source.data)
         try:
-            outputs = run_model(source, self.inputs)
+            outputs = run_model(source, fitted(self.inputs, state.model))
         except RunError as exc:
             source.release()
             return Verdict(False, reason=str(exc))
@@ -198,6 +198,32 @@ class Verifier:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def fitted(inputs: Inputs, model: "onnx.ModelProto") -> Inputs:
+    """The inputs with float arrays cast to the float type the model's inputs now declare.
+
+    A pass may change an input's float type (float64-to-float32); the same values, rounded,
+    are fed to the new model. Other changes of type are left for onnxruntime to refuse.
+    """
+    import numpy as np
+    import onnx
+
+    declared = {vi.name: vi.type.tensor_type.elem_type for vi in model.graph.input
+                if vi.type.WhichOneof("value") == "tensor_type"}
+    changes: dict[str, "np.dtype"] = {}
+    for feeds in inputs.sets:
+        for name, array in feeds.items():
+            elem = declared.get(name)
+            if not elem or not np.issubdtype(array.dtype, np.floating):
+                continue
+            dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem))
+            if dtype != array.dtype and np.issubdtype(dtype, np.floating):
+                changes[name] = dtype
+    if not changes:
+        return inputs
+    sets = [{k: (v.astype(changes[k]) if k in changes else v) for k, v in feeds.items()} for feeds in inputs.sets]
+    return Inputs(sets, inputs.labels, inputs.shapes)
 
 
 def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]", minimum: float) -> "Comparison":
