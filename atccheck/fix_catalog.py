@@ -67,6 +67,10 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "DynamicQuantizeMatMul": ("dequantize", False),
     "MatMulIntegerToFloat": ("dequantize", False),
     "DynamicQuantizeLSTM": ("dequantize", False),
+    "QLinearSoftmax": ("dequantize", False),
+    "QLinearReduceMean": ("dequantize", False),
+    "QLinearWhere": ("dequantize", False),
+    "QAttention": ("dequantize", False),
 }
 
 

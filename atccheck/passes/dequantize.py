@@ -32,11 +32,11 @@ ELEMENTWISE = {
 HANDLED = frozenset({
     *QUANTIZE, DEQUANTIZE, "QLinearConv", "QLinearMatMul", "MatMulInteger", "ConvInteger", "QGemm",
     "QLinearConcat", "DynamicQuantizeMatMul", "MatMulIntegerToFloat", "DynamicQuantizeLSTM", *ELEMENTWISE,
+    "QLinearSoftmax", "QLinearReduceMean", "QLinearWhere", "QAttention",
 })
 # quantized ops of onnxruntime this pass does not rewrite (named in its notes)
 NOT_HANDLED = frozenset({
-    "QLinearSoftmax", "QLinearReduceMean", "QLinearWhere", "QLinearConvTranspose", "QAttention",
-    "QEmbedLayerNormalization", "QLinearLayerNormalization", "QOrderedMatMul", "QuantizeBFP", "DequantizeBFP",
+    "QLinearConvTranspose", "QEmbedLayerNormalization", "QLinearLayerNormalization", "QOrderedMatMul", "QuantizeBFP", "DequantizeBFP",
     "DynamicQuantizeMatMulNBits", "MatMulNBits",
 })
 LSTM_ATTRS = ("activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
@@ -59,8 +59,10 @@ class Dequantize(FixPass):
     - QuantizeLinear -> DequantizeLinear pairs on activations are dropped (the float value flows
       on), also across ops that only move elements (Reshape, Transpose, MaxPool, ...).
     - QLinearConv, QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearSigmoid,
-      QLinearLeakyRelu, QLinearConcat, QLinearGlobalAveragePool and QLinearAveragePool (NCHW)
-      become Conv, MatMul, Gemm, Add, ... on float values; int32 biases are scaled into float.
+      QLinearLeakyRelu, QLinearConcat, QLinearGlobalAveragePool, QLinearAveragePool (NCHW),
+      QLinearSoftmax, QLinearReduceMean and QLinearWhere become Conv, MatMul, Gemm, Add, ...
+      on float values; int32 biases are scaled into float. QAttention becomes the float
+      ``com.microsoft`` Attention (which a decompose pass rewrites into standard ops).
     - DynamicQuantizeLinear -> MatMulInteger/ConvInteger -> Cast -> Mul (onnxruntime's dynamic
       quantization) becomes MatMul/Conv on the float input with dequantized weights;
       DynamicQuantizeMatMul, MatMulIntegerToFloat and DynamicQuantizeLSTM become MatMul(+Add)
@@ -71,9 +73,9 @@ class Dequantize(FixPass):
     Unsafe: the result drops the rounding and saturation of every quantized activation, so its
     outputs differ from the quantized model by the quantization error; the step is accepted
     when each output keeps a cosine similarity of at least 0.99 with the quantized model's (see
-    docs/fix.md). Left with a note: QLinearSoftmax, QLinearReduceMean, QLinearWhere, QAttention,
-    QLinearConvTranspose, channels-last pools, ops inside subgraphs, MatMulInteger/ConvInteger
-    whose scales are not found in the Cast -> Mul pattern.
+    docs/fix.md). Left with a note: QLinearConvTranspose, QEmbedLayerNormalization, MatMulNBits,
+    channels-last pools, a QLinearSoftmax whose axis changed meaning between opsets, ops inside
+    subgraphs, MatMulInteger/ConvInteger whose scales are not found in the Cast -> Mul pattern.
     """
 
     name = "dequantize"
@@ -392,6 +394,74 @@ class _Dequantizer:
         out = self.fresh(node.output[0])
         self.emit("Concat", floats, [out], axis=_attr(node, "axis", 0))
         self.shadow[node.output[0]] = out
+        return True
+
+    def _quantized_out(self, node: "onnx.NodeProto", out: str, zero_index: int) -> bool:
+        zero = node.input[zero_index] if len(node.input) > zero_index else None
+        self.shadow[node.output[0]] = self.clamped(out, zero or None)
+        return True
+
+    def _QLinearSoftmax(self, node: "onnx.NodeProto") -> bool | str:
+        from atccheck.passes._rewrite import opset_of
+
+        i = list(node.input) + [""] * 5
+        x = self.float_of(i[0], i[1], i[2] or None)
+        if x is None:
+            return "its input is neither a dequantizable constant nor a quantized activation"
+        axis = _attr(node, "axis", -1)
+        rank = self._rank(i[0])
+        last = axis == -1 or (rank is not None and axis == rank - 1)
+        same_era = (_attr(node, "opset", 13) >= 13) == ((opset_of(self.model) or 13) >= 13)
+        if not (last or same_era):
+            return "its axis means another thing at the model's opset (Softmax changed at 13)"
+        out = self.fresh(node.output[0])
+        self.emit("Softmax", [x], [out], axis=axis)
+        return self._quantized_out(node, out, 4)
+
+    def _QLinearReduceMean(self, node: "onnx.NodeProto") -> bool | str:
+        import numpy as np
+
+        from atccheck.passes._rewrite import opset_of
+
+        i = list(node.input) + [""] * 5
+        x = self.float_of(i[0], i[1], i[2] or None)
+        if x is None:
+            return "its input is neither a dequantizable constant nor a quantized activation"
+        axes = _attr(node, "axes", None)
+        keepdims = _attr(node, "keepdims", 1)
+        out = self.fresh(node.output[0])
+        if axes is None:
+            self.emit("ReduceMean", [x], [out], keepdims=keepdims)
+        elif (opset_of(self.model) or 13) >= 18:
+            self.emit("ReduceMean", [x, self.const("axes", np.array(axes, np.int64))], [out], keepdims=keepdims)
+        else:
+            self.emit("ReduceMean", [x], [out], axes=list(axes), keepdims=keepdims)
+        return self._quantized_out(node, out, 4)
+
+    def _QLinearWhere(self, node: "onnx.NodeProto") -> bool | str:
+        i = list(node.input) + [""] * 9
+        x = self.float_of(i[1], i[2], i[3] or None)
+        y = self.float_of(i[4], i[5], i[6] or None)
+        if x is None or y is None:
+            return "an operand is neither a dequantizable constant nor a quantized activation"
+        out = self.fresh(node.output[0])
+        self.emit("Where", [self.value(i[0]), x, y], [out])
+        return self._quantized_out(node, out, 8)
+
+    def _QAttention(self, node: "onnx.NodeProto") -> bool | str:
+        """QAttention -> com.microsoft Attention on float input and weights (a decompose pass takes it on)."""
+        i = list(node.input) + [""] * 9
+        x = self.float_of(i[0], i[3], i[6] or None)
+        w = self.float_of(i[1], i[4], i[7] or None, axis=-1)
+        if x is None or w is None:
+            return "its input or weights are not dequantizable"
+        inputs = [x, w, self.value(i[2]), self.value(i[5]), self.value(i[8])]
+        while inputs and not inputs[-1]:
+            inputs.pop()
+        attention = _node("Attention", inputs, list(node.output))
+        attention.domain = "com.microsoft"
+        attention.attribute.extend(node.attribute)
+        self.out.append(attention)
         return True
 
     # ----------------------------------------------------------------- dynamic quantization

@@ -129,17 +129,53 @@ def test_dequantize_of_an_int8_graph_input_is_exact_float_arithmetic():
     np.testing.assert_array_equal(run(model, {"q": q}), run(result.model, {"q": q}))
 
 
-def test_what_it_does_not_handle_is_left_with_a_note():
+def test_softmax_where_and_reduce_mean_written_by_hand():
+    ms = "com.microsoft"
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="quant"),
-             helper.make_node("QLinearSoftmax", ["q", "s", "z", "s", "z"], ["qs"], name="softmax", axis=-1,
-                              opset=13, domain="com.microsoft"),
-             helper.make_node("DequantizeLinear", ["qs", "s", "z"], ["y"], name="dq")]
-    model = make_model(nodes, [tensor_input("x", [1, 8])], [tensor_input("y", [1, 8])],
-                       [init("s", np.array(0.1, np.float32)), init("z", np.array(128, np.uint8))], opset=13,
+             helper.make_node("QLinearSoftmax", ["q", "s", "z", "s_out", "z0"], ["qs"], name="softmax", axis=-1,
+                              opset=13, domain=ms),
+             helper.make_node("Greater", ["x", "zero"], ["c"], name="positive"),
+             helper.make_node("QLinearWhere", ["c", "qs", "s_out", "z0", "q", "s", "z", "s", "z"], ["qw"],
+                              name="where", domain=ms),
+             helper.make_node("DequantizeLinear", ["qw", "s", "z"], ["y"], name="dq")]
+    inits = [init("s", np.array(0.02, np.float32)), init("z", np.array(128, np.uint8)),
+             init("s_out", np.array(1 / 255, np.float32)), init("z0", np.array(0, np.uint8)),
+             init("zero", np.array(0, np.float32))]
+    model = make_model(nodes, [tensor_input("x", [2, 8])], [tensor_input("y", [2, 8])], inits, opset=13,
+                       extra_opsets={ms: 1})
+    result = run_pass(Dequantize, model, unsafe=True)
+    assert {"Softmax", "Where"} <= set(ops(result.model)) and not set(ops(result.model)) & HANDLED
+    feeds = {"x": np.random.default_rng(3).uniform(-2, 2, (2, 8)).astype(np.float32)}
+    assert cosine(run(model, feeds), run(result.model, feeds)) > 0.99
+
+
+@pytest.mark.parametrize("opset", [13, 18])
+def test_reduce_mean_takes_its_axes_the_way_the_opset_wants(opset):
+    # onnxruntime's CPU provider has no QLinearReduceMean kernel: the float result is checked alone
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="quant"),
+             helper.make_node("QLinearReduceMean", ["q", "s", "z", "s", "z"], ["qm"], name="mean", axes=[1],
+                              keepdims=1, domain="com.microsoft"),
+             helper.make_node("DequantizeLinear", ["qm", "s", "z"], ["y"], name="dq")]
+    model = make_model(nodes, [tensor_input("x", [2, 8])], [tensor_input("y", [2, 1])],
+                       [init("s", np.array(0.02, np.float32)), init("z", np.array(128, np.uint8))], opset=opset,
                        extra_opsets={"com.microsoft": 1})
     result = run_pass(Dequantize, model, unsafe=True)
-    assert "QLinearSoftmax" in ops(result.model)
-    assert any("left as is" in n and "QLinearSoftmax" in n for n in result.notes)
+    assert ops(result.model)["ReduceMean"] == 1 and not set(ops(result.model)) & HANDLED
+    x = np.random.default_rng(4).uniform(-2, 2, (2, 8)).astype(np.float32)
+    np.testing.assert_allclose(run(result.model, {"x": x}), x.mean(axis=1, keepdims=True), rtol=1e-6, atol=1e-6)
+
+
+def test_what_it_does_not_handle_is_left_with_a_note():
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="quant"),
+             helper.make_node("QLinearConvTranspose", ["q", "s", "z", "w", "s", "z", "s", "z"], ["qc"], name="deconv",
+                              kernel_shape=[1, 1], domain="com.microsoft"),
+             helper.make_node("DequantizeLinear", ["qc", "s", "z"], ["y"], name="dq")]
+    model = make_model(nodes, [tensor_input("x", [1, 1, 4, 4])], [tensor_input("y", [1, 1, 4, 4])],
+                       [init("s", np.array(0.1, np.float32)), init("z", np.array(128, np.uint8)),
+                        init("w", np.full((1, 1, 1, 1), 130, np.uint8))], opset=13, extra_opsets={"com.microsoft": 1})
+    result = run_pass(Dequantize, model, unsafe=True)
+    assert "QLinearConvTranspose" in ops(result.model)
+    assert any("left as is" in n and "QLinearConvTranspose" in n for n in result.notes)
 
 
 def test_the_dequantize_step_is_judged_by_cosine_similarity():
@@ -165,3 +201,19 @@ def test_a_real_dynamically_quantized_lstm_model(tmp_path, shared_models):
     rng = np.random.default_rng(0)
     feeds = {"input": rng.integers(0, 302, (1, 64)).astype(np.int64)}
     assert cosine(run(source, feeds), run(tmp_path / "rawi.onnx", feeds)) > 0.99
+
+
+def test_qattention_becomes_the_float_attention():
+    rng = np.random.default_rng(6)
+    ms = "com.microsoft"
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"], name="quant_x"),
+             helper.make_node("QAttention", ["xq", "w", "b", "xs", "ws", "", "xz", "wz"], ["y"], name="attn",
+                              num_heads=2, domain=ms)]
+    inits = [init("w", rng.integers(-127, 128, (8, 24)).astype(np.int8)), init("b", rng.standard_normal(24).astype(np.float32)),
+             init("ws", np.array(0.01, np.float32)), init("wz", np.array(0, np.int8))]
+    model = make_model(nodes, [tensor_input("x", [1, 4, 8])], [tensor_input("y", [1, 4, 8])], inits, opset=13,
+                       extra_opsets={ms: 1})
+    result = run_pass(Dequantize, model, unsafe=True)
+    assert [(n.domain, n.op_type) for n in result.model.graph.node] == [(ms, "Attention")]
+    feeds = {"x": rng.standard_normal((1, 4, 8)).astype(np.float32)}
+    assert cosine(run(model, feeds), run(result.model, feeds)) > 0.99
