@@ -47,6 +47,7 @@ class Reference:
     checker_error: str | None
     needs: str | None = None  # one line: the inputs a comparison needs, when the inputs were the problem
     dropped: str | None = None  # an input set the original fails on, left out of every comparison
+    loads: bool = False  # onnxruntime made a session of the original (whether or not it could run it)
 
 
 @dataclass
@@ -98,7 +99,7 @@ class Verifier:
         source = ModelSource(path=path) if path is not None else ModelSource(model)
         try:
             try:
-                return Reference(run_model(source, self.inputs), None, checker_error)
+                return Reference(run_model(source, self.inputs), None, checker_error, loads=True)
             except LoadError as exc:
                 return Reference(None, str(exc), checker_error)
             except RunError as exc:
@@ -114,8 +115,8 @@ class Verifier:
             if kept and failed:
                 dropped = "; ".join(f"{label}: {exc}" for label, exc in failed)
                 self.inputs = Inputs([f for f, _ in kept], [label for _, label in kept], self.inputs.shapes)
-                return Reference(outputs, None, checker_error, dropped=dropped)
-            return Reference(None, str(failure), checker_error, needs=self._needs())
+                return Reference(outputs, None, checker_error, dropped=dropped, loads=True)
+            return Reference(None, str(failure), checker_error, needs=self._needs(), loads=True)
         except Exception as exc:  # anything else onnxruntime or numpy raise
             return Reference(None, one_line(exc), checker_error)
         finally:
@@ -173,6 +174,10 @@ class Verifier:
             except RunError:
                 parent_outputs = None
         if parent_outputs is None or original is None or self.inputs is None:
+            if reference.loads:  # nothing to compare, but a step must not make the model unloadable
+                error = runtime_load_error(state.model, None)
+                if error is not None:
+                    return Verdict(False, reason=f"{error} (onnxruntime loads the original)")
             return Verdict(True, UNVERIFIED, reason=reference.error, proved_chain=False)
         source = ModelSource(state.model)
         state.serialized.set_result(source.data)

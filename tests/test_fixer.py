@@ -521,3 +521,28 @@ def test_a_finding_left_after_its_pass_ran_does_not_advise_running_that_pass_aga
     assert left and "run 'atccheck fix'" in left[0].finding.hint
     assert "simplify ran but could not remove it" in left[0].why
     assert "atccheck fix" not in left[0].why and "manual" in left[0].why
+
+
+class BreaksLoading(AddsIdentity):
+    """Test-only: valid ONNX that onnxruntime's CPU provider cannot load (a bfloat16 Sqrt)."""
+
+    name = "breaks-loading"
+
+    def run(self, model, ctx):
+        if any(n.name == "bf16_sqrt" for n in model.graph.node):
+            return PassResult(model, False, [])
+        out = reroute_output(model, "before_bf16")
+        bf16 = onnx.TensorProto.BFLOAT16
+        model.graph.node.extend([
+            helper.make_node("Cast", ["before_bf16"], ["as_bf16"], to=bf16, name="to_bf16"),
+            helper.make_node("Sqrt", ["as_bf16"], ["rooted"], name="bf16_sqrt"),
+            helper.make_node("Cast", ["rooted"], [out], to=onnx.TensorProto.FLOAT, name="back")])
+        return PassResult(model, True, ["bfloat16"])
+
+
+def test_an_unverified_step_that_onnxruntime_cannot_load_is_rolled_back():
+    outcome = fix(reshape_by_input(), soc="Ascend310P3", passes=[BreaksLoading], write=False)
+    step = status(outcome, "breaks-loading")[0]
+    assert step.status is PassStatus.REVERTED and "cannot load" in step.reason
+    assert not any(n.name == "bf16_sqrt" for n in outcome.model.graph.node)
+    assert outcome.runtime_error is None
