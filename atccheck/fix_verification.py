@@ -299,12 +299,28 @@ def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State]
                         dropped=reference.dropped if reference is not None else None)
 
 
-def runtime_load_error(model: "onnx.ModelProto", path: Path | None) -> str | None:
-    """Why onnxruntime cannot load the written model (from ``path`` when written, else ``model``), or None."""
-    from atccheck.verify import LoadError, ModelSource, RunError, run_model
+def runtime_load_error(model: "onnx.ModelProto", path: Path | None, as_users_load_it: bool = False) -> str | None:
+    """Why onnxruntime cannot load a model (from ``path`` when written, else ``model``), or None.
+
+    ``as_users_load_it``: with onnxruntime's default session options (graph optimizations on),
+    as ``onnxruntime.InferenceSession(path)`` loads it; optimizations infer types again, also
+    inside If/Loop branches that the verification runs (optimizations off) never build.
+    Otherwise with the verification's own options.
+    """
+    from atccheck.verify import LoadError, ModelSource, RunError, one_line, run_model
 
     source = ModelSource(path=path) if path is not None else ModelSource(model)
     try:
+        if as_users_load_it:
+            import onnxruntime as ort
+
+            options = ort.SessionOptions()
+            options.log_severity_level = 4
+            try:
+                ort.InferenceSession(source.payload, options, providers=["CPUExecutionProvider"])
+            except Exception as exc:
+                return f"onnxruntime cannot load the model with its default graph optimizations: {one_line(exc)}"
+            return None
         run_model(source, Inputs([], []))  # a session is made; no input set is run
     except LoadError as exc:
         return str(exc)

@@ -39,7 +39,6 @@ from atccheck.errors import AtcCheckError, InputError
 from atccheck.findings import Finding, FixSuggestion
 from atccheck.fix_outcome import (
     SCHEMA_VERSION,
-    TESTED,
     FixOutcome,
     PassOutcome,
     PassStatus,
@@ -498,11 +497,10 @@ def fix(
         data = final_verdict.data if final_verdict is not None and final is not start else None
         external = write_model(final_model, out, needs_external, data, durable=in_place)
 
-    runtime_error = None
-    ran = final_verdict is not None and final_verdict.ok and final_verdict.kind == TESTED
-    if not ran and not (final is start and reference is not None and reference.outputs is not None):
-        # onnxruntime has not loaded this very model yet: it must before the model is called fixed
-        runtime_error = runtime_load_error(final_model, out if out is not None and out.exists() else None)
+    # the written model must load in onnxruntime as a user loads it (default options) before it is
+    # called fixed; the verification runs had optimizations off, which skips some type inference
+    runtime_error = runtime_load_error(final_model, out if out is not None and out.exists() else None,
+                                       as_users_load_it=True)
 
     command, command_error = _atc_command(final_model, out, target)
     return FixOutcome(
