@@ -24,7 +24,7 @@ from atccheck.verify import Inputs
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.verify import Comparison, Outputs
+    from atccheck.verify import Comparison, ModelSource, Outputs
 
 
 @dataclass
@@ -48,6 +48,7 @@ class Reference:
     needs: str | None = None  # one line: the inputs a comparison needs, when the inputs were the problem
     dropped: str | None = None  # an input set the original fails on, left out of every comparison
     loads: bool = False  # onnxruntime made a session of the original (whether or not it could run it)
+    evaluator: str | None = None  # why onnxruntime could not load the original, which onnx.reference ran
 
 
 @dataclass
@@ -101,6 +102,9 @@ class Verifier:
             try:
                 return Reference(run_model(source, self.inputs), None, checker_error, loads=True)
             except LoadError as exc:
+                evaluated = evaluate(model, self.inputs)
+                if evaluated is not None:  # a small model onnx's reference evaluator runs (float64 Conv)
+                    return Reference(evaluated, None, checker_error, evaluator=str(exc))
                 return Reference(None, str(exc), checker_error)
             except RunError as exc:
                 failure = exc
@@ -147,7 +151,7 @@ class Verifier:
                 state.serialized.set_result(None)
 
     def _verify_unguarded(self, state: State) -> Verdict:
-        from atccheck.verify import ModelSource, RunError, check_graph, compare, run_model, same_computation
+        from atccheck.verify import ModelSource, RunError, check_graph, compare, same_computation
 
         assert self.reference is not None and state.parent is not None and state.pass_cls is not None
         reference = self.reference.result()
@@ -170,7 +174,8 @@ class Verifier:
             # onnxruntime refused the original (two nodes with one name, say), but every step so far
             # was proved to compute the same: the model before this step stands in for it.
             try:
-                parent_outputs = original = run_model(ModelSource(parent.model), fitted(self.inputs, parent.model))
+                parent_outputs = original = run_or_evaluate(ModelSource(parent.model), parent.model,
+                                                            fitted(self.inputs, parent.model))
             except RunError:
                 parent_outputs = None
         if parent_outputs is None or original is None or self.inputs is None:
@@ -182,7 +187,7 @@ class Verifier:
         source = ModelSource(state.model)
         state.serialized.set_result(source.data)
         try:
-            outputs = run_model(source, fitted(self.inputs, state.model))
+            outputs = run_or_evaluate(source, state.model, fitted(self.inputs, state.model))
         except RunError as exc:
             source.release()
             return Verdict(False, reason=str(exc))
@@ -203,6 +208,43 @@ class Verifier:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+# onnxruntime lacks kernels for some dtypes (float64 Conv): models up to these sizes then run in
+# onnx's reference evaluator (numpy, slow) so that their rewrites are still compared.
+EVALUATOR_MAX_NODES = 2000
+EVALUATOR_MAX_BYTES = 64 * 2**20
+
+
+def evaluate(model: "onnx.ModelProto", inputs: Inputs) -> "list[Outputs] | None":
+    """Outputs of every input set from ``onnx.reference``, or None (too large, or it fails too)."""
+    import numpy as np
+
+    from atccheck.verify import approx_size
+
+    if len(model.graph.node) > EVALUATOR_MAX_NODES or approx_size(model) > EVALUATOR_MAX_BYTES:
+        return None
+    try:
+        from onnx.reference import ReferenceEvaluator
+
+        evaluator = ReferenceEvaluator(model)
+        names = [o.name for o in model.graph.output]
+        return [dict(zip(names, (np.asarray(v) for v in evaluator.run(None, feeds)))) for feeds in inputs.sets]
+    except Exception:  # an op or dtype the reference evaluator lacks too
+        return None
+
+
+def run_or_evaluate(source: "ModelSource", model: "onnx.ModelProto", inputs: Inputs) -> "list[Outputs]":
+    """onnxruntime's outputs, or onnx.reference's when onnxruntime cannot load a small model."""
+    from atccheck.verify import LoadError, run_model
+
+    try:
+        return run_model(source, inputs)
+    except LoadError:
+        evaluated = evaluate(model, inputs)
+        if evaluated is None:
+            raise
+        return evaluated
 
 
 def fitted(inputs: Inputs, model: "onnx.ModelProto") -> Inputs:
@@ -294,7 +336,10 @@ def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State]
         return Verification("unverified", f"onnxruntime could not run the original model, so outputs were not "
                                           f"compared ({why}); onnx.checker passed every step", inputs,
                             original_checker=checker, needs=reference.needs if reference is not None else None)
-    return Verification("verified", None, inputs, max_abs if max_abs is not None else 0.0,
+    how = None
+    if reference is not None and reference.evaluator:
+        how = f"the original ran in onnx's reference evaluator ({reference.evaluator})"
+    return Verification("verified", how, inputs, max_abs if max_abs is not None else 0.0,
                         max_rel if max_rel is not None else 0.0, checker,
                         dropped=reference.dropped if reference is not None else None)
 

@@ -74,3 +74,16 @@ def test_a_constant_beyond_float32_is_left_with_a_note():
     outcome = fix(model, soc="Ascend310P3", unsafe_fixes=True, write=False)
     why = [r.why for r in outcome.remaining if r.finding.name == "dtype-not-supported"]
     assert why and "float64-to-float32 ran but could not remove it" in why[0] and "'big'" in why[0]
+
+
+def test_a_float64_conv_onnxruntime_cannot_load_is_compared_through_the_reference_evaluator():
+    w = np.random.default_rng(0).standard_normal((4, 3, 3, 3))
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3, 3], name="conv"),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    model = make_model(nodes, [tensor_input("x", [1, 3, 8, 8], D)], [tensor_input("y", [1, 4, 6, 6], D)],
+                       [init("w", w)], opset=13)
+    outcome = fix(model, soc="Ascend310P3", unsafe_fixes=True, write=False)
+    step = [p for p in outcome.passes if p.name == "float64-to-float32"][0]
+    assert step.status is PassStatus.APPLIED and step.verification == "tested"
+    assert outcome.verification.status == "verified" and "reference evaluator" in outcome.verification.reason
+    assert outcome.runtime_error is None and not outcome.fails()
