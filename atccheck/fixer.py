@@ -501,6 +501,10 @@ def fix(
     # called fixed; the verification runs had optimizations off, which skips some type inference
     runtime_error = runtime_load_error(final_model, out if out is not None and out.exists() else None,
                                        as_users_load_it=True)
+    if runtime_error is not None and final is not start \
+            and runtime_load_error(start.model, loaded.path, as_users_load_it=True) is None:
+        runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
+                          "of If/Loop that cannot take the --input-shape sizes, say)")
 
     command, command_error = _atc_command(final_model, out, target)
     return FixOutcome(
