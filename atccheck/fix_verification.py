@@ -344,13 +344,14 @@ def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State]
                         dropped=reference.dropped if reference is not None else None)
 
 
-def runtime_load_error(model: "onnx.ModelProto", path: Path | None, as_users_load_it: bool = False) -> str | None:
-    """Why onnxruntime cannot load a model (from ``path`` when written, else ``model``), or None.
+def runtime_load_error(model: "onnx.ModelProto | None", path: Path | None, as_users_load_it: bool = False) -> str | None:
+    """Why onnxruntime cannot load a model (from ``path`` when given, else ``model``), or None.
 
-    ``as_users_load_it``: with onnxruntime's default session options (graph optimizations on),
-    as ``onnxruntime.InferenceSession(path)`` loads it; optimizations infer types again, also
-    inside If/Loop branches that the verification runs (optimizations off) never build.
-    Otherwise with the verification's own options.
+    ``as_users_load_it``: with graph optimizations on (onnxruntime's basic level, constant
+    folding and the redundant-node removals, prepacking off to keep it quick), as a user's
+    ``InferenceSession(path)`` loads it: optimizations resolve the graph again, inferring the
+    types of If/Loop branches with the now-known shapes, which the verification sessions
+    (optimizations off) never do. Otherwise with the verification's own options.
     """
     from atccheck.verify import LoadError, ModelSource, RunError, one_line, run_model
 
@@ -360,11 +361,13 @@ def runtime_load_error(model: "onnx.ModelProto", path: Path | None, as_users_loa
             import onnxruntime as ort
 
             options = ort.SessionOptions()
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
             options.log_severity_level = 4
+            options.add_session_config_entry("session.disable_prepacking", "1")
             try:
                 ort.InferenceSession(source.payload, options, providers=["CPUExecutionProvider"])
             except Exception as exc:
-                return f"onnxruntime cannot load the model with its default graph optimizations: {one_line(exc)}"
+                return f"onnxruntime cannot load the model with graph optimizations on: {one_line(exc)}"
             return None
         run_model(source, Inputs([], []))  # a session is made; no input set is run
     except LoadError as exc:
@@ -374,3 +377,36 @@ def runtime_load_error(model: "onnx.ModelProto", path: Path | None, as_users_loa
     finally:
         source.release()
     return None
+
+
+class LoadCheck:
+    """The written model's load check, started on a thread as soon as a final candidate is staged.
+
+    ``start`` runs while the last step is still verified; ``result`` reuses it when the
+    settled final state is that candidate, else checks the final model now.
+    """
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-load")
+        self.serial: int | None = None
+        self.future: "Future[str | None] | None" = None
+
+    def start(self, state: State) -> None:
+        from atccheck.verify import INLINE_LIMIT, approx_size
+
+        if approx_size(state.model) >= INLINE_LIMIT:  # too large for bytes: checked from the written file
+            return
+        self.serial = state.serial
+        self.future = self.pool.submit(runtime_load_error, state.model, None, True)
+
+    def result(self, final: State, written: Path | None) -> str | None:
+        """The check of ``final`` (from the ``written`` file when it was not checked ahead)."""
+        try:
+            if self.future is not None and self.serial == final.serial:
+                return self.future.result()
+            return runtime_load_error(final.model, written, True)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)

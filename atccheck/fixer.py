@@ -47,7 +47,7 @@ from atccheck.fix_outcome import (
     finding_delta,
 )
 from atccheck.fix_output import Staging, default_output, inline_limit, resolve_output, write_model
-from atccheck.fix_verification import State, Verifier, record_verdict, runtime_load_error, summarize
+from atccheck.fix_verification import LoadCheck, State, Verifier, record_verdict, runtime_load_error, summarize
 from atccheck.model.loading import LoadedModel, graph_problem, load_model
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
@@ -458,6 +458,7 @@ def fix(
     # onnxruntime reads a self-contained file itself: start the reference run at once, beside the
     # check; otherwise it needs the weights read in first
     early = loaded.path is not None and not loaded.external
+    load_check = LoadCheck()
     try:
         if early:
             verifier.start_reference(loaded.model, loaded.path)
@@ -468,11 +469,17 @@ def fix(
         pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
                              unsafe_fixes, options or {}, verifier)
         start = pipeline.new_state(working, before)
-        final = pipeline.run(start, staged.stage)
+
+        def settling(state: State) -> None:
+            staged.stage(state)
+            load_check.start(state)
+
+        final = pipeline.run(start, settling)
         reference = verifier.reference.result() if verifier.reference is not None else None
         final_verdict = final.job.result() if final.job is not None else None
     except BaseException:
         staged.discard()
+        load_check.close()
         raise
     finally:
         verifier.close()
@@ -497,10 +504,9 @@ def fix(
         data = final_verdict.data if final_verdict is not None and final is not start else None
         external = write_model(final_model, out, needs_external, data, durable=in_place)
 
-    # the written model must load in onnxruntime as a user loads it (default options) before it is
-    # called fixed; the verification runs had optimizations off, which skips some type inference
-    runtime_error = runtime_load_error(final_model, out if out is not None and out.exists() else None,
-                                       as_users_load_it=True)
+    # the written model must load in onnxruntime with graph optimizations on, as a user loads it,
+    # before it is called fixed; the verification runs had them off, which skips some type inference
+    runtime_error = load_check.result(final, out if out is not None and out.exists() else None)
     if runtime_error is not None and final is not start \
             and runtime_load_error(start.model, loaded.path, as_users_load_it=True) is None:
         runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
