@@ -382,8 +382,10 @@ def runtime_load_error(model: "onnx.ModelProto | None", path: Path | None, as_us
 class LoadCheck:
     """The written model's load check, started on a thread as soon as a final candidate is staged.
 
-    ``start`` runs while the last step is still verified; ``result`` reuses it when the
-    settled final state is that candidate, else checks the final model now.
+    A model without If/Loop/Scan bodies that onnxruntime already loaded and ran for the last
+    step's comparison is not loaded again: optimizing changes nothing onnxruntime checks there
+    but the subgraphs' types. Otherwise ``start`` runs the check while the last step is still
+    verified, and ``result`` reuses it when the settled final state is that candidate.
     """
 
     def __init__(self) -> None:
@@ -394,14 +396,18 @@ class LoadCheck:
     def start(self, state: State) -> None:
         from atccheck.verify import INLINE_LIMIT, approx_size
 
+        if state.job is not None and not _has_subgraphs(state.model):
+            return  # its verification loads it (when that runs onnxruntime); result() decides
         if approx_size(state.model) >= INLINE_LIMIT:  # too large for bytes: checked from the written file
             return
         self.serial = state.serial
         self.future = self.pool.submit(runtime_load_error, state.model, None, True)
 
-    def result(self, final: State, written: Path | None) -> str | None:
+    def result(self, final: State, verdict: "Verdict | None", written: Path | None) -> str | None:
         """The check of ``final`` (from the ``written`` file when it was not checked ahead)."""
         try:
+            if verdict is not None and verdict.ok and verdict.kind == TESTED and not _has_subgraphs(final.model):
+                return None  # onnxruntime loaded and ran this very model
             if self.future is not None and self.serial == final.serial:
                 return self.future.result()
             return runtime_load_error(final.model, written, True)
@@ -410,3 +416,10 @@ class LoadCheck:
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _has_subgraphs(model: "onnx.ModelProto") -> bool:
+    import onnx
+
+    return any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+               for n in model.graph.node for a in n.attribute)

@@ -506,7 +506,8 @@ def fix(
 
     # the written model must load in onnxruntime with graph optimizations on, as a user loads it,
     # before it is called fixed; the verification runs had them off, which skips some type inference
-    runtime_error = load_check.result(final, out if out is not None and out.exists() else None)
+    runtime_error = load_check.result(final, final_verdict if final is not start else None,
+                                      out if out is not None and out.exists() else None)
     if runtime_error is not None and final is not start \
             and runtime_load_error(start.model, loaded.path, as_users_load_it=True) is None:
         runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
