@@ -486,7 +486,8 @@ def fix(
 
     chain = final.lineage()
     records = pipeline.records + _skipped_records(pipeline.records, pipeline.passes, chain)
-    records.sort(key=lambda r: (r.status is PassStatus.SKIPPED, r.round or 0, ORDER.index(r.stage), r.name))
+    # in the order the passes ran (a replay after a rollback starts again at round 1), skipped last
+    records.sort(key=lambda r: r.status is PassStatus.SKIPPED)
 
     used = verifier.inputs  # without the sets the original fails on, when some run
     verification = summarize(verify, reference, chain, used.describe() if used is not None else [])
