@@ -125,7 +125,7 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
                 elif p.verification:
                     detail.append(p.verification)
             elif p.status is PassStatus.REVERTED:
-                if p.max_abs_error is not None:
+                if p.max_abs_error is not None and p.tolerance is not None and p.tolerance != float("inf"):
                     detail.append(f"max abs err {_err(p.max_abs_error)} (tolerance {p.tolerance:g} + {p.rtol:g}*|x|)")
                 detail.append(p.reason or "")
             elif p.reason:

@@ -217,3 +217,19 @@ def test_qattention_becomes_the_float_attention():
     assert [(n.domain, n.op_type) for n in result.model.graph.node] == [(ms, "Attention")]
     feeds = {"x": rng.standard_normal((1, 4, 8)).astype(np.float32)}
     assert cosine(run(model, feeds), run(result.model, feeds)) > 0.99
+
+
+def test_a_rolled_back_dequantize_says_why_and_the_json_report_stays_valid(tmp_path, monkeypatch):
+    import json
+
+    from atccheck.passes import dequantize as module
+
+    monkeypatch.setattr(module.Dequantize, "min_cosine", 1.0 + 1e-9)  # no float model can meet it
+    outcome = fix(quantized(tmp_path, "qdq"), soc="Ascend310P3", write=False, unsafe_fixes=True)
+    step = [p for p in outcome.passes if p.name == "dequantize"][0]
+    assert step.status is PassStatus.REVERTED and "cosine similarity" in step.reason
+    text = json.dumps(outcome.to_dict(), allow_nan=False)
+    assert '"tolerance": "inf"' in text
+    from atccheck.cli.fix import render_text
+
+    assert "tolerance inf" not in render_text(outcome)
