@@ -294,7 +294,8 @@ def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]
                 continue
             if not np.issubdtype(ref.dtype, np.floating):
                 if not np.array_equal(ref, new):
-                    return Comparison(False, loose.max_abs, loose.max_rel, name, f"output '{name}' ({ref.dtype}) changed")
+                    return Comparison(False, loose.max_abs, loose.max_rel, name,
+                                      f"output '{name}' ({ref.dtype}) changed")
                 continue
             a, b = ref.astype(np.float64).ravel(), new.astype(np.float64).ravel()
             norms = float(np.linalg.norm(a) * np.linalg.norm(b))
@@ -344,7 +345,9 @@ def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State]
                         dropped=reference.dropped if reference is not None else None)
 
 
-def runtime_load_error(model: "onnx.ModelProto | None", path: Path | None, as_users_load_it: bool = False) -> str | None:
+def runtime_load_error(
+    model: "onnx.ModelProto | None", path: Path | None, as_users_load_it: bool = False
+) -> str | None:
     """Why onnxruntime cannot load a model (from ``path`` when given, else ``model``), or None.
 
     ``as_users_load_it``: with graph optimizations on (onnxruntime's basic level, constant

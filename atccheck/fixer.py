@@ -336,7 +336,8 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
 
 # What is left to do by hand when a pass ran and a finding it addresses remains (the finding's
 # own hint would only say to run the pass again). None: the finding's hint still applies.
-BY_HAND_DEFAULT = "manual: rewrite the node by hand or re-export the model without it (the pass's notes say what it left)"
+BY_HAND_DEFAULT = ("manual: rewrite the node by hand or re-export the model without it (the pass's notes say "
+                   "what it left)")
 BY_HAND: dict[str, str | None] = {
     "make-inputs-static": None,  # its hint names the --input-shape to give
     "simplify": ("manual: onnxsim already folded what it could and left this value computed at run time; make it "

@@ -36,7 +36,8 @@ HANDLED = frozenset({
 })
 # quantized ops of onnxruntime this pass does not rewrite (named in its notes)
 NOT_HANDLED = frozenset({
-    "QLinearConvTranspose", "QEmbedLayerNormalization", "QLinearLayerNormalization", "QOrderedMatMul", "QuantizeBFP", "DequantizeBFP",
+    "QLinearConvTranspose", "QEmbedLayerNormalization", "QLinearLayerNormalization", "QOrderedMatMul",
+    "QuantizeBFP", "DequantizeBFP",
     "DynamicQuantizeMatMulNBits", "MatMulNBits",
 })
 LSTM_ATTRS = ("activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
@@ -289,7 +290,9 @@ class _Dequantizer:
 
         if zero:
             z = self.consts.get(zero)
-            if z is None or z.size != 1 or not np.issubdtype(z.dtype, np.integer) or int(z.ravel()[0]) != np.iinfo(z.dtype).min:
+            if z is None or z.size != 1 or not np.issubdtype(z.dtype, np.integer):
+                return value
+            if int(z.ravel()[0]) != np.iinfo(z.dtype).min:
                 return value
         out = self.fresh(value)
         self.emit("Relu", [value], [out])

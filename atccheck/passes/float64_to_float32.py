@@ -128,7 +128,8 @@ def _tensor(tensor: "onnx.TensorProto") -> int:
 def _is_double(type_proto: "onnx.TypeProto") -> bool:
     import onnx
 
-    return type_proto.WhichOneof("value") == "tensor_type" and type_proto.tensor_type.elem_type == onnx.TensorProto.DOUBLE
+    return (type_proto.WhichOneof("value") == "tensor_type"
+            and type_proto.tensor_type.elem_type == onnx.TensorProto.DOUBLE)
 
 
 def _type(type_proto: "onnx.TypeProto") -> None:

@@ -21,14 +21,17 @@ class UnrollLoop(FixPass):
     """Replace a Loop by N copies of its body (ATC has no Loop plugin in any profile).
 
     Applies to a standard-domain ``Loop`` whose trip count ``M`` is a constant N (stored, or
-    computed from constants and static input dims: ``range(x.shape[1])`` once --input-shape
-    fixes them; it is evaluated here) and whose condition is provably true throughout: the ``cond`` input is empty or a constant true,
-    and the body's condition output is its condition input (directly or through Identity)
-    or a constant true. Iteration i gets ``iter_num`` = i and ``cond`` = true as constants;
-    loop-carried values flow from one copy to the next; body initializers are hoisted once;
-    values the body reads from outer scopes stay as they are. Scan outputs are each
-    iteration's value Unsqueezed on axis 0 and Concatenated. Refused, with a note: a missing
-    or non-constant trip count, a condition that may turn false, N above
+    computed from constants and static input dims, such as ``range(x.shape[1])`` once
+    --input-shape fixes the dim: it is evaluated here) and whose condition is provably true
+    throughout: the ``cond`` input is empty or a constant true, and the body's condition
+    output is its condition input (directly or through Identity) or a constant true.
+    Iteration i gets ``iter_num`` = i and ``cond`` = true as constants; loop-carried values
+    flow from one copy to the next; body initializers are hoisted once; values the body reads
+    from outer scopes stay as they are. Scan outputs are each iteration's value Unsqueezed on
+    axis 0 and Concatenated. Refused, with a note that says whether the loop is
+    data-dependent (M computed from input values, or a condition the body computes: a while
+    loop; no unrolling can help) or waits for --input-shape (M computed from dims left
+    dynamic): a missing or non-constant trip count, a condition that may turn false, N above
     ``MAX_TRIP_COUNT`` (64) or N x body nodes above ``MAX_UNROLLED_NODES`` (5000), a body
     holding subgraphs (nested Loop/If; an inner Loop that qualifies is unrolled first), and
     zero iterations with scan outputs. Unsafe: exact, but the graph grows N-fold and the
