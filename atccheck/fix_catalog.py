@@ -55,6 +55,14 @@ CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("unsupported-op", "BlackmanWindow"): ("decompose-window-functions", True),
     ("unsupported-op", "DFT"): ("decompose-dft", True),
     ("attr-out-of-range", "GridSample"): ("decompose-grid-sample", True),
+    # quantized models: back to float (to quantize again with AMCT)
+    ("unsupported-op", "QuantizeLinear"): ("dequantize", False),
+    ("unsupported-op", "DequantizeLinear"): ("dequantize", False),
+    ("unsupported-op", "DynamicQuantizeLinear"): ("dequantize", False),
+    ("unsupported-op", "MatMulInteger"): ("dequantize", False),
+    ("unsupported-op", "ConvInteger"): ("dequantize", False),
+    ("unsupported-op", "QLinearConv"): ("dequantize", False),
+    ("unsupported-op", "QLinearMatMul"): ("dequantize", False),
 }
 
 CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
@@ -75,6 +83,24 @@ CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
     "BiasSplitGelu": ("decompose-contrib-bias-split-gelu", True),
     "MultiHeadAttention": ("decompose-contrib-multi-head-attention", True),
     "GridSample": ("decompose-contrib-grid-sample", True),
+    # onnxruntime's quantizer: back to float (to quantize again with AMCT)
+    "QuantizeLinear": ("dequantize", False),
+    "DequantizeLinear": ("dequantize", False),
+    "QLinearAdd": ("dequantize", False),
+    "QLinearMul": ("dequantize", False),
+    "QLinearSigmoid": ("dequantize", False),
+    "QLinearLeakyRelu": ("dequantize", False),
+    "QLinearConcat": ("dequantize", False),
+    "QLinearGlobalAveragePool": ("dequantize", False),
+    "QLinearAveragePool": ("dequantize", False),
+    "QGemm": ("dequantize", False),
+    "DynamicQuantizeMatMul": ("dequantize", False),
+    "MatMulIntegerToFloat": ("dequantize", False),
+    "DynamicQuantizeLSTM": ("dequantize", False),
+    "QLinearSoftmax": ("dequantize", False),
+    "QLinearReduceMean": ("dequantize", False),
+    "QLinearWhere": ("dequantize", False),
+    "QAttention": ("dequantize", False),
 }
 
 

@@ -78,8 +78,8 @@ class PassOutcome:
             "verification": self.verification,
             "max_abs_error": _num(self.max_abs_error),
             "max_rel_error": _num(self.max_rel_error),
-            "tolerance": self.tolerance,
-            "rtol": self.rtol,
+            "tolerance": _num(self.tolerance),
+            "rtol": _num(self.rtol),
             "findings_removed": dict(sorted(self.removed.items())),
             "findings_added": dict(sorted(self.added.items())),
             "seconds": round(self.seconds, 4) if self.seconds is not None else None,
@@ -96,6 +96,8 @@ class Verification:
     max_abs_error: float | None = None  # final model against the original
     max_rel_error: float | None = None
     original_checker: str | None = None  # onnx.checker's complaint about the input model, if any
+    needs: str | None = None  # one line: the --inputs sample a comparison needs (the original fails on these)
+    dropped: str | None = None  # input sets the original fails on, left out of the comparison, with the error
 
     @property
     def verified(self) -> bool:
@@ -109,6 +111,8 @@ class Verification:
             "max_abs_error": _num(self.max_abs_error),
             "max_rel_error": _num(self.max_rel_error),
             "original_checker_error": self.original_checker,
+            "needs_inputs": self.needs,
+            "inputs_dropped": self.dropped,
         }
 
 
@@ -141,10 +145,12 @@ class FixOutcome:
     atc_command: "AtcCommand | None" = None
     atc_command_error: str | None = None
     seconds: float | None = None
+    # why onnxruntime cannot load the written model (then it is not called fixed), or None
+    runtime_error: str | None = None
 
     def fails(self) -> bool:
-        """Whether an error-severity finding remains (the CLI's exit code 1)."""
-        return any(f.severity is Severity.ERROR for f in self.after.findings)
+        """Whether an error-severity finding remains or onnxruntime cannot load the result (exit code 1)."""
+        return self.runtime_error is not None or any(f.severity is Severity.ERROR for f in self.after.findings)
 
     @property
     def applied(self) -> list[PassOutcome]:
@@ -180,6 +186,7 @@ class FixOutcome:
             "remaining": [r.to_dict() for r in self.remaining],
             "atc_command": self.atc_command.to_dict() if self.atc_command is not None else None,
             "atc_command_error": self.atc_command_error,
+            "onnxruntime_load_error": self.runtime_error,
             "seconds": round(self.seconds, 3) if self.seconds is not None else None,
         }
 

@@ -9,9 +9,11 @@ The pipeline:
    model calls for it (unsafe passes only with ``unsafe_fixes``). A pass works on a copy.
    Its result must be a valid graph in node order
    (:func:`atccheck.model.loading.graph_problem`), else it is reverted at once.
-   After each pass the rules run again on the result, which decides the next passes. Passes
-   run again in a later round when a later pass changed the model (a decomposition can let
-   ``convert-opset`` reach a lower opset), at most :data:`MAX_ROUNDS` rounds.
+   After each pass the rules run again on the result, which decides the next passes. The
+   passes repeat in rounds until a round changes nothing (a fixed point), at most
+   :data:`MAX_ROUNDS` rounds: a pass runs again on every model it has not seen, whatever it
+   did before. A decomposition can let ``convert-opset`` reach a lower opset it was rolled
+   back from in round 1. A pass rolled back :data:`MAX_REVERTS` times does not run again.
 3. Every step is verified on a worker thread while the next passes run: ``onnx.checker``
    full check, then either a structural proof (only names and shape annotations changed) or
    onnxruntime outputs against the model before the step, within the pass's tolerance. A
@@ -45,7 +47,7 @@ from atccheck.fix_outcome import (
     finding_delta,
 )
 from atccheck.fix_output import Staging, default_output, inline_limit, resolve_output, write_model
-from atccheck.fix_verification import State, Verifier, record_verdict, summarize
+from atccheck.fix_verification import LoadCheck, State, Verifier, record_verdict, runtime_load_error, summarize
 from atccheck.model.loading import LoadedModel, graph_problem, load_model
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
@@ -72,7 +74,10 @@ __all__ = [
     "read_weights",
 ]
 
-MAX_ROUNDS = 3
+MAX_ROUNDS = 6
+# A pass rolled back this many times is not tried again in that run (each try may be costly,
+# and a pass that failed on two different models rarely succeeds on a third).
+MAX_REVERTS = 2
 
 
 # --------------------------------------------------------------------------- loading
@@ -139,6 +144,9 @@ class _Pipeline:
         self.verifier = verifier
         self.records: list[PassOutcome] = []
         self.excluded: set[str] = set()
+        self.reverts: dict[str, int] = {}
+        # the serial of the state each pass last ran on (or was rolled back to): it runs again
+        # only on a model it has not seen
         self.last_run: dict[str, int] = {}
         self.serial = 0
 
@@ -184,6 +192,7 @@ class _Pipeline:
                     record = _outcome(cls, PassStatus.REVERTED, round_no)
                     self.records.append(record)
                     self._reject(record, f"deciding whether to run raised {type(exc).__name__}: {one_line(exc)}")
+                    self.excluded.add(cls.name)  # a broken test of the findings fails on every model
                     continue
                 if not wanted:
                     continue
@@ -271,13 +280,17 @@ class _Pipeline:
         self.records = self.records[: index + 1]
         assert failing.parent is not None
         parent_serial = failing.parent.serial
-        self.last_run = {k: v for k, v in self.last_run.items() if v <= parent_serial or k == failing.pass_cls.name}
+        self.last_run = {k: v for k, v in self.last_run.items() if v <= parent_serial}
+        # it failed on the parent: it runs again only once another pass has changed that model
+        self.last_run[failing.pass_cls.name] = parent_serial
 
     def _reject(self, record: PassOutcome, reason: str) -> None:
-        """Report the pass as reverted, saying why; it does not run again."""
+        """Report the pass as reverted, saying why; after MAX_REVERTS of these it does not run again."""
         record.status = PassStatus.REVERTED
         record.reason = reason
-        self.excluded.add(record.name)
+        self.reverts[record.name] = self.reverts.get(record.name, 0) + 1
+        if self.reverts[record.name] >= MAX_REVERTS:
+            self.excluded.add(record.name)
 
 
 def _outcome(cls: type[FixPass], status: PassStatus, round_no: int | None, **kw: Any) -> PassOutcome:
@@ -297,22 +310,46 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
     if not names:
         return f"no graph rewrite removes it; {finding.hint}"
     reasons = []
+    ran_out = []  # passes that ran and left it: running fix again will not help
     for name in names:
         cls = by_name.get(name)
         runs = [r for r in records if r.name == name]
         if cls is None:
             reasons.append(f"the pass it needs, {name}, is not part of this version of atccheck")
-        elif any(r.status is PassStatus.REVERTED for r in runs):
-            last = [r for r in runs if r.status is PassStatus.REVERTED][-1]
-            reasons.append(f"{name} was rolled back: {last.reason}")
+        elif runs and runs[-1].status is PassStatus.REVERTED:
+            reasons.append(f"{name} was rolled back: {runs[-1].reason}")
         elif not cls.safe and not unsafe:
             reasons.append(f"{name} is unsafe (it changes numerics or relies on an assumption): run with --unsafe-fixes")
         elif runs:
             detail = "; ".join(_relevant_notes(finding, runs[-1])[:3])
             reasons.append(f"{name} ran but could not remove it" + (f" ({detail})" if detail else ""))
+            ran_out.append(name)
         else:
             reasons.append(f"{name} did not run")
+    if ran_out and len(ran_out) == len(names) and finding.fix.pass_name in ran_out:
+        # the finding's hint says to run that pass, which already ran: say what is left to do instead
+        steps = [BY_HAND.get(name, BY_HAND_DEFAULT) for name in ran_out]
+        step = next((s for s in steps if s is not None), None)
+        return "; ".join(reasons) + f"; next step: {step if step is not None else finding.hint}"
     return "; ".join(reasons) + f"; next step: {finding.hint}"
+
+
+# What is left to do by hand when a pass ran and a finding it addresses remains (the finding's
+# own hint would only say to run the pass again). None: the finding's hint still applies.
+BY_HAND_DEFAULT = ("manual: rewrite the node by hand or re-export the model without it (the pass's notes say "
+                   "what it left)")
+BY_HAND: dict[str, str | None] = {
+    "make-inputs-static": None,  # its hint names the --input-shape to give
+    "simplify": ("manual: onnxsim already folded what it could and left this value computed at run time; make it "
+                 "a constant in the exported model (static shapes, constant sizes and scales) or replace the op "
+                 "that computes it"),
+    "convert-opset": ("manual: the ops its notes name block every registered opset; decompose them or re-export the "
+                      "model at a registered opset"),
+    "single-opset-import": ("manual: the custom-domain ops stay; rewrite them into standard ops or give ATC a "
+                            "custom-op plugin for them"),
+    "unroll-loop": ("manual: the trip count or the loop's body depends on run-time data; move the loop out of the "
+                    "model or re-export it with a fixed number of iterations"),
+}
 
 
 def _wants(cls: type[FixPass], finding: Finding) -> bool:
@@ -422,6 +459,7 @@ def fix(
     # onnxruntime reads a self-contained file itself: start the reference run at once, beside the
     # check; otherwise it needs the weights read in first
     early = loaded.path is not None and not loaded.external
+    load_check = LoadCheck()
     try:
         if early:
             verifier.start_reference(loaded.model, loaded.path)
@@ -432,20 +470,31 @@ def fix(
         pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
                              unsafe_fixes, options or {}, verifier)
         start = pipeline.new_state(working, before)
-        final = pipeline.run(start, staged.stage)
+
+        def settling(state: State) -> None:
+            staged.stage(state)
+            load_check.start(state)
+
+        final = pipeline.run(start, settling)
         reference = verifier.reference.result() if verifier.reference is not None else None
         final_verdict = final.job.result() if final.job is not None else None
     except BaseException:
         staged.discard()
+        load_check.close()
         raise
     finally:
         verifier.close()
 
     chain = final.lineage()
     records = pipeline.records + _skipped_records(pipeline.records, pipeline.passes, chain)
-    records.sort(key=lambda r: (r.status is PassStatus.SKIPPED, r.round or 0, ORDER.index(r.stage), r.name))
+    # in the order the passes ran (a replay after a rollback starts again at round 1), skipped last
+    records.sort(key=lambda r: r.status is PassStatus.SKIPPED)
 
-    verification = summarize(verify, reference, chain, feed.describe() if feed is not None else [])
+    used = verifier.inputs  # without the sets the original fails on, when some run
+    verification = summarize(verify, reference, chain, used.describe() if used is not None else [])
+    shown_before = before
+    if user_shapes:  # the before counts as check shows them with the same --input-shape
+        shown_before = check_prepared(prepare(loaded, user_shapes), target)
     after = final.report.filtered(final.report.findings)
     after.model = str(out) if out is not None else before.model
     remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe_fixes)) for f in after.findings]
@@ -457,11 +506,20 @@ def fix(
         data = final_verdict.data if final_verdict is not None and final is not start else None
         external = write_model(final_model, out, needs_external, data, durable=in_place)
 
+    # the written model must load in onnxruntime with graph optimizations on, as a user loads it,
+    # before it is called fixed; the verification runs had them off, which skips some type inference
+    runtime_error = load_check.result(final, final_verdict if final is not start else None,
+                                      out if out is not None and out.exists() else None)
+    if runtime_error is not None and final is not start \
+            and runtime_load_error(start.model, loaded.path, as_users_load_it=True) is None:
+        runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
+                          "of If/Loop that cannot take the --input-shape sizes, say)")
+
     command, command_error = _atc_command(final_model, out, target)
     return FixOutcome(
         source=before.model,
         target=target,
-        before=before,
+        before=shown_before,
         after=after,
         passes=records,
         remaining=remaining,
@@ -475,6 +533,7 @@ def fix(
         atc_command=command,
         atc_command_error=command_error,
         seconds=time.perf_counter() - started,
+        runtime_error=runtime_error,
     )
 
 

@@ -58,6 +58,10 @@ class RunError(Exception):
     """onnxruntime could not load or run a model; the message is one line."""
 
 
+class LoadError(RunError):
+    """onnxruntime could not even load the model (no input can help)."""
+
+
 def one_line(exc: BaseException) -> str:
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
@@ -518,7 +522,7 @@ def run_model(source: ModelSource, inputs: Inputs, timeout: float | None = None)
     try:
         session = ort.InferenceSession(source.payload, session_options(), providers=["CPUExecutionProvider"])
     except Exception as exc:
-        raise RunError(f"onnxruntime cannot load the model: {one_line(exc)}") from None
+        raise LoadError(f"onnxruntime cannot load the model: {one_line(exc)}") from None
     names = [o.name for o in session.get_outputs()]
     results = []
     for feeds in inputs.sets:

@@ -388,3 +388,163 @@ def test_a_repair_simplify_already_did_is_skipped_and_says_so():
     fold = status(outcome, "fold-resize-scales")[0]
     assert fold.status is PassStatus.SKIPPED and fold.reason == "its findings were removed by an earlier pass (simplify)"
     assert not [f for f in outcome.after.findings if f.name == "non-constant-input"]
+
+
+# --------------------------------------------------------------------------- fixed point
+
+
+def group_norm_at_opset_21():
+    rng = np.random.default_rng(5)
+    shape = [1, 8, 6, 6]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1], name="conv"),
+             helper.make_node("GroupNormalization", ["c", "scale", "bias"], ["g"], name="gn", num_groups=2,
+                              epsilon=1e-4),
+             helper.make_node("Relu", ["g"], ["y"], name="relu")]
+    inits = [init("w", rng.standard_normal((8, 8, 1, 1)).astype(np.float32)),
+             init("scale", rng.standard_normal(8).astype(np.float32)),
+             init("bias", rng.standard_normal(8).astype(np.float32))]
+    return make_model(nodes, [tensor_input("x", shape)], [tensor_input("y", shape)], inits, opset=21, ir_version=10)
+
+
+def test_a_pass_rolled_back_in_round_1_runs_again_once_another_pass_changed_the_model():
+    """convert-opset fails at 21 -> 18 while GroupNormalization is there; after the decomposition it converts."""
+    outcome = fix(group_norm_at_opset_21(), soc="Ascend310P3", write=False)
+    convert = status(outcome, "convert-opset")
+    assert [p.status for p in convert] == [PassStatus.REVERTED, PassStatus.APPLIED]
+    assert convert[1].round == 2
+    assert status(outcome, "decompose-group-normalization")[0].status is PassStatus.APPLIED
+    assert outcome.after.findings == [] and not outcome.fails()
+    assert outcome.verification.status == "verified"
+    assert [e.version for e in outcome.model.opset_import if e.domain == ""][0] <= 18
+
+
+class ScaleEveryOther(ScaleOutput):
+    """Test-only: wrong numbers on every model it sees, while another pass keeps changing the model."""
+
+    name = "scale-every-other"
+    stage = "simplify"
+
+
+class AddsIdentities(AddsIdentity):
+    """Test-only: one more Identity on every run, up to four (so every replay changes the model)."""
+
+    name = "adds-identities"
+
+    def run(self, model, ctx):
+        count = sum(n.op_type == "Identity" for n in model.graph.node)
+        if count >= 4:
+            return PassResult(model, False, [])
+        out = reroute_output(model, f"before_identity_{count}")
+        model.graph.node.append(helper.make_node("Identity", [f"before_identity_{count}"], [out],
+                                                 name=f"identity_{count}"))
+        return PassResult(model, True, ["identity"])
+
+
+def test_a_pass_that_keeps_failing_is_tried_a_bounded_number_of_times():
+    from atccheck.fixer import MAX_REVERTS
+
+    outcome = fix(dynamic_convnet(), soc="Ascend310P3", passes=[ScaleEveryOther, AddsIdentities], write=False)
+    tries = status(outcome, "scale-every-other")
+    assert [p.status for p in tries] == [PassStatus.REVERTED] * MAX_REVERTS
+    # each rollback replays from the model before the failing step, where adds-identities runs again
+    assert sum(n.op_type == "Identity" for n in outcome.model.graph.node) == MAX_REVERTS
+    assert not any(n.name == "scale" for n in outcome.model.graph.node)
+
+
+# --------------------------------------------------------------------------- verification and reporting
+
+
+def reshape_by_input():
+    """The original fails on random values of 'shape' (a Reshape target): it needs real ones."""
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")]
+    return make_model(nodes, [tensor_input("x", [1, 12]), tensor_input("shape", [2], onnx.TensorProto.INT64)],
+                      [tensor_input("y", [3, 4])])
+
+
+def test_when_the_original_fails_on_random_inputs_the_report_names_the_inputs_it_needs():
+    outcome = fix(reshape_by_input(), soc="Ascend310P3", passes=[AddsIdentity], write=False)
+    v = outcome.verification
+    assert v.status == "unverified" and "onnxruntime could not run the original" in v.reason
+    assert v.needs is not None and "--inputs" in v.needs and "shape int64 [2]" in v.needs and "x float32 [1,12]" in v.needs
+    assert "\n" not in v.needs
+    assert outcome.to_dict()["verification"]["needs_inputs"] == v.needs
+
+
+def test_a_given_sample_is_used_when_the_random_inputs_make_the_original_fail(tmp_path):
+    npz = tmp_path / "sample.npz"
+    np.savez(npz, shape=np.array([3, 4], np.int64))
+    outcome = fix(reshape_by_input(), soc="Ascend310P3", passes=[AddsIdentity], inputs=npz, write=False)
+    v = outcome.verification
+    assert v.status == "verified" and v.needs is None
+    assert len(v.inputs) == 1 and str(npz) in v.inputs[0]
+    assert v.dropped is not None and v.dropped.startswith("seeded random inputs")
+    assert status(outcome, "adds-identity")[0].verification == "tested"
+
+
+@pytest.mark.parametrize("verify", [True, False])
+def test_a_written_model_onnxruntime_cannot_load_is_not_called_fixed(tmp_path, verify):
+    # bfloat16 Sqrt: valid ONNX, nothing ATC-related to report, but onnxruntime's CPU provider has no kernel
+    bf16 = onnx.TensorProto.BFLOAT16
+    model = make_model([helper.make_node("Sqrt", ["x"], ["y"], name="sqrt")], [tensor_input("x", [1, 4], bf16)],
+                       [tensor_input("y", [1, 4], bf16)])
+    outcome = fix(model, soc="Ascend310P3", passes=[AddsIdentity], output=tmp_path / "out.onnx", verify=verify)
+    assert outcome.after.findings == []
+    assert outcome.runtime_error is not None and "onnxruntime cannot load" in outcome.runtime_error
+    assert outcome.fails()
+    assert outcome.to_dict()["onnxruntime_load_error"] == outcome.runtime_error
+    good = fix(dynamic_convnet(), soc="Ascend310P3", passes=[AddsIdentity], input_shapes="x:1,3,16,16",
+               output=tmp_path / "good.onnx", verify=verify)
+    assert good.runtime_error is None
+
+
+def test_before_counts_use_the_given_input_shape():
+    from atccheck.engine import check
+
+    model = dynamic_convnet()
+    outcome = fix(model, soc="Ascend310P3", input_shapes="x:2,3,16,16", write=False)
+    assert outcome.before.counts() == check(model, "Ascend310P3", input_shapes="x:2,3,16,16").counts()
+    assert len(outcome.before.findings) < len(check(model, "Ascend310P3").findings)
+
+
+def test_a_finding_left_after_its_pass_ran_does_not_advise_running_that_pass_again():
+    class Unfoldable(FixPass):
+        """Test-only: stands for simplify that ran and could not fold a value."""
+
+        name = "simplify"
+        stage = "simplify"
+        fixes: ClassVar[frozenset[str]] = frozenset({"non-constant-input"})
+
+        def run(self, model, ctx):
+            return PassResult(model, False, [])
+
+    model = resize_with_computed_sizes([1, 3, 8, 8])
+    outcome = fix(model, soc="Ascend310P3", passes=[Unfoldable], write=False)
+    left = [r for r in outcome.remaining if r.finding.name == "non-constant-input"]
+    assert left and "run 'atccheck fix'" in left[0].finding.hint
+    assert "simplify ran but could not remove it" in left[0].why
+    assert "atccheck fix" not in left[0].why and "manual" in left[0].why
+
+
+class BreaksLoading(AddsIdentity):
+    """Test-only: valid ONNX that onnxruntime's CPU provider cannot load (a bfloat16 Sqrt)."""
+
+    name = "breaks-loading"
+
+    def run(self, model, ctx):
+        if any(n.name == "bf16_sqrt" for n in model.graph.node):
+            return PassResult(model, False, [])
+        out = reroute_output(model, "before_bf16")
+        bf16 = onnx.TensorProto.BFLOAT16
+        model.graph.node.extend([
+            helper.make_node("Cast", ["before_bf16"], ["as_bf16"], to=bf16, name="to_bf16"),
+            helper.make_node("Sqrt", ["as_bf16"], ["rooted"], name="bf16_sqrt"),
+            helper.make_node("Cast", ["rooted"], [out], to=onnx.TensorProto.FLOAT, name="back")])
+        return PassResult(model, True, ["bfloat16"])
+
+
+def test_an_unverified_step_that_onnxruntime_cannot_load_is_rolled_back():
+    outcome = fix(reshape_by_input(), soc="Ascend310P3", passes=[BreaksLoading], write=False)
+    step = status(outcome, "breaks-loading")[0]
+    assert step.status is PassStatus.REVERTED and "cannot load" in step.reason
+    assert not any(n.name == "bf16_sqrt" for n in outcome.model.graph.node)
+    assert outcome.runtime_error is None

@@ -32,8 +32,9 @@ a step that fails is rolled back and reported with its error.
 
 \b
 Exit codes:
-  0  no error-severity finding remains in the written model
-  1  some error-severity finding remains (listed with why no pass removed it)
+  0  no error-severity finding remains in the written model, and onnxruntime loads it
+  1  some error-severity finding remains (listed with why no pass removed it),
+     or onnxruntime cannot load the written model
   2  usage or input error (unreadable model, missing external data, bad --input-shape)
   130  interrupted (Ctrl-C): nothing is written
 """
@@ -128,7 +129,7 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
     if shown:
         lines.append("")
         lines.append(_style("passes:", color, bold=True))
-        width = max(len(p.name) for p in shown)
+        width = max(len(p.name) + (len(f" (round {p.round})") if p.round and p.round > 1 else 0) for p in shown)
         for p in shown:
             status = _style(f"{p.status.value:<9}", color, fg=STATUS_COLOURS.get(p.status.value))
             detail = []
@@ -139,13 +140,13 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
                 elif p.verification:
                     detail.append(p.verification)
             elif p.status is PassStatus.REVERTED:
-                if p.max_abs_error is not None:
+                if p.max_abs_error is not None and p.tolerance is not None and p.tolerance != float("inf"):
                     detail.append(f"max abs err {_err(p.max_abs_error)} (tolerance {p.tolerance:g} + {p.rtol:g}*|x|)")
                 detail.append(p.reason or "")
             elif p.reason:
                 detail.append(p.reason)
             round_text = f" (round {p.round})" if p.round and p.round > 1 else ""
-            lines.append(f"  {status} {p.name:<{width}}{round_text}  {'; '.join(d for d in detail if d)}")
+            lines.append(f"  {status} {p.name + round_text:<{width}}  {'; '.join(d for d in detail if d)}")
             for note in p.notes[:4]:
                 lines.append(f"            {note}")
             if len(p.notes) > 4:
@@ -183,8 +184,12 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
     if v.reason:
         text += f": {v.reason}"
     lines.append(_style(text, color, fg="green" if v.verified else "yellow"))
+    if v.needs:
+        lines.append(f"  needs: {v.needs}")
     for label in v.inputs:
         lines.append(f"  inputs: {label}")
+    if v.dropped:
+        lines.append(f"  not compared on: {v.dropped}")
     if v.original_checker:
         lines.append(f"  note: onnx.checker already rejects the input model: {v.original_checker}")
 
@@ -199,6 +204,8 @@ def render_text(outcome: "FixOutcome", color: bool = False) -> str:
             lines.append(f"  note: {note}")
     elif outcome.atc_command_error:
         lines.append(f"atc command: none ({outcome.atc_command_error})")
+    if outcome.runtime_error:
+        lines.append(_style(f"not fixed: {outcome.runtime_error}", color, fg="red"))
     verdict = "errors remain" if outcome.fails() else "no error remains"
     lines.append(_style(verdict, color, bold=True, fg="red" if outcome.fails() else "green"))
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ from atccheck.passes._rewrite import Emitter, Rewriter, Site
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     import onnx
 
 # Unrolling multiplies the body: refuse beyond these sizes (the graph would grow too much).
@@ -19,14 +20,18 @@ MAX_UNROLLED_NODES = 5000
 class UnrollLoop(FixPass):
     """Replace a Loop by N copies of its body (ATC has no Loop plugin in any profile).
 
-    Applies to a standard-domain ``Loop`` whose trip count ``M`` is a constant N and whose
-    condition is provably true throughout: the ``cond`` input is empty or a constant true,
-    and the body's condition output is its condition input (directly or through Identity)
-    or a constant true. Iteration i gets ``iter_num`` = i and ``cond`` = true as constants;
-    loop-carried values flow from one copy to the next; body initializers are hoisted once;
-    values the body reads from outer scopes stay as they are. Scan outputs are each
-    iteration's value Unsqueezed on axis 0 and Concatenated. Refused, with a note: a missing
-    or non-constant trip count, a condition that may turn false, N above
+    Applies to a standard-domain ``Loop`` whose trip count ``M`` is a constant N (stored, or
+    computed from constants and static input dims, such as ``range(x.shape[1])`` once
+    --input-shape fixes the dim: it is evaluated here) and whose condition is provably true
+    throughout: the ``cond`` input is empty or a constant true, and the body's condition
+    output is its condition input (directly or through Identity) or a constant true.
+    Iteration i gets ``iter_num`` = i and ``cond`` = true as constants; loop-carried values
+    flow from one copy to the next; body initializers are hoisted once; values the body reads
+    from outer scopes stay as they are. Scan outputs are each iteration's value Unsqueezed on
+    axis 0 and Concatenated. Refused, with a note that says whether the loop is
+    data-dependent (M computed from input values, or a condition the body computes: a while
+    loop; no unrolling can help) or waits for --input-shape (M computed from dims left
+    dynamic): a missing or non-constant trip count, a condition that may turn false, N above
     ``MAX_TRIP_COUNT`` (64) or N x body nodes above ``MAX_UNROLLED_NODES`` (5000), a body
     holding subgraphs (nested Loop/If; an inner Loop that qualifies is unrolled first), and
     zero iterations with scan outputs. Unsafe: exact, but the graph grows N-fold and the
@@ -52,17 +57,22 @@ def _unroll(rw: Rewriter, site: Site) -> Emitter | str:
 
     body = site.attr("body")
     if not site.input(0):
-        return "it has no trip count (M is empty)"
-    trip = rw.const_value(site.input(0))
-    if trip is None or trip.size != 1:
-        return "its trip count M is not a constant"
+        return "it has no trip count (M is empty): a while loop, data-dependent; it cannot be unrolled"
+    trip = _known(rw, site.input(0))
+    if isinstance(trip, str):
+        return f"its trip count M {trip}"
+    if trip.size != 1:
+        return "its trip count M is not a single number"
     trips = int(trip.reshape(-1)[0])
     if site.input(1):
-        start = rw.const_value(site.input(1))
-        if start is None or not bool(start.reshape(-1)[0]):
-            return "its initial condition is not a constant true"
+        start = _known(rw, site.input(1))
+        if isinstance(start, str):
+            return f"its initial condition {start}"
+        if not bool(start.reshape(-1)[0]):
+            return "its initial condition is false (it runs zero times); left as is"
     if not _stays_true(rw, body):
-        return "the body's condition output is not provably true, so the iteration count may be smaller than M"
+        return ("its body computes the condition to go on at run time (a while loop): data-dependent, the number "
+                "of iterations is not known before it runs; it cannot be unrolled")
     if trips > MAX_TRIP_COUNT or trips * len(body.node) > MAX_UNROLLED_NODES:
         return (f"{trips} iterations of {len(body.node)} nodes exceed the unroll limits "
                 f"({MAX_TRIP_COUNT} iterations, {MAX_UNROLLED_NODES} nodes)")
@@ -108,6 +118,32 @@ def _unroll(rw: Rewriter, site: Site) -> Emitter | str:
             else:
                 em.finish(parts[0], out)
     return em
+
+
+def _known(rw: Rewriter, name: str) -> "np.ndarray | str":
+    """The value of a Loop input from constants and static shapes, or why it is not known.
+
+    The reason says whether the value depends on input values (data-dependent: no unrolling
+    can help) or only on input dims left dynamic (give --input-shape).
+    """
+    from atccheck.model.graph import GraphIndex
+    from atccheck.passes.fold_resize_scales import NotFoldable, fold
+
+    value = rw.const_value(name)
+    if value is not None:
+        return value
+    index = GraphIndex(rw.model)
+    try:
+        return fold(name, index, rw.shapes, rw.opset)
+    except NotFoldable as exc:
+        reason = str(exc)
+    if not index.is_foldable(name, lambda _value: True):
+        return (f"depends on input values, not only on shapes ({reason}): data-dependent, the number of iterations "
+                "is not known before it runs; it cannot be unrolled")
+    dynamic = [vi.name for vi in rw.model.graph.input
+               if (info := rw.info(vi.name)) is not None and not info.is_static and vi.name not in index.initializers]
+    return (f"depends on input dims left dynamic ({reason}): give --input-shape for "
+            f"{', '.join(dynamic) or 'the inputs'} and it becomes a constant")
 
 
 def _bind(em: Emitter, scope: dict[str, str], name: str, iteration: int) -> str:

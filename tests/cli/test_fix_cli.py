@@ -96,3 +96,22 @@ def test_help_lists_the_pass_order_and_exit_codes():
     assert result.exit_code == 0
     assert "make-inputs-static, simplify, convert-opset" in result.output
     assert "Exit codes" in result.output and "--unsafe-fixes" in result.output
+
+
+def test_when_random_inputs_fail_one_line_names_the_inputs_and_a_sample_is_used(tmp_path):
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+             helper.make_node("Mish", ["r"], ["y"], name="mish")]
+    model = make_model(nodes, [tensor_input("x", [1, 12]), tensor_input("shape", [2], onnx.TensorProto.INT64)],
+                       [tensor_input("y", [3, 4])], opset=18)
+    path = tmp_path / "reshape.onnx"
+    onnx.save(model, str(path))
+    result = run(path, "--soc", "Ascend310P3")
+    lines = result.output.splitlines()
+    assert any(line.startswith("verification: unverified") for line in lines)
+    needs = [line for line in lines if line.strip().startswith("needs:")]
+    assert len(needs) == 1 and "--inputs" in needs[0] and "shape int64 [2]" in needs[0]
+    sample = tmp_path / "sample.npz"
+    np.savez(sample, shape=np.array([3, 4], np.int64))
+    result = run(path, "--soc", "Ascend310P3", "--inputs", sample)
+    assert "verification: verified" in result.output and "not compared on: seeded random inputs" in result.output
+    assert result.exit_code == 0, result.output

@@ -87,15 +87,56 @@ def test_loop_inside_an_if_branch():
 
 
 @pytest.mark.parametrize("model,why", [
-    (loop_model(trip_input=True), "not a constant"),
+    (loop_model(trip_input=True), "data-dependent"),
     (loop_model(MAX_TRIP_COUNT + 1), "exceed"),
     (loop_model(cond="false"), "initial condition"),
     (loop_model(body=loop_body(cond_out="going", extra_nodes=[
         helper.make_node("Less", ["i", "limit"], ["going"])], extra_inits=[init("limit", np.array(3, np.int64))])),
-     "not provably true"),
+     "while loop"),
     (loop_model(0), "zero times"),
 ])
 def test_refusals_leave_the_loop_with_a_note(model, why):
     result = apply(UnrollLoop, model, pass_context(unsafe=True))
     assert not result.modified and "Loop" in op_types(result.model)
     assert why in result.notes[0]
+
+
+def loop_over_a_dim(dims):
+    """for i in range(seq.shape[1]): the trip count is Gather(Shape(seq), 1), constant once the dims are."""
+    nodes = [helper.make_node("Shape", ["seq"], ["shape"], name="shape"),
+             helper.make_node("Gather", ["shape", "one"], ["M"], name="dim1", axis=0),
+             helper.make_node("Loop", ["M", "cond", "acc0"], ["acc"], name="loop", body=loop_body(scan=False)),
+             helper.make_node("ReduceSum", ["seq", "axes"], ["total"], name="total", keepdims=0)]
+    inits = [init("one", np.array(1, np.int64)), init("cond", np.array(True)), init("acc0", np.zeros(3, np.float32)),
+             init("axes", np.array([0, 1], np.int64))]
+    return make_model(nodes, [tensor_input("x", [3]), tensor_input("seq", dims)],
+                      [tensor_input("acc", [3]), tensor_input("total", [])], inits, opset=13)
+
+
+def test_a_trip_count_from_a_dim_is_unrolled_once_the_dim_is_static():
+    model = loop_over_a_dim([1, "steps"])
+    result = apply(UnrollLoop, model, pass_context(unsafe=True))
+    assert not result.modified
+    assert "input dims left dynamic" in result.notes[0] and "--input-shape for seq" in result.notes[0]
+    new = assert_rewrite(UnrollLoop, loop_over_a_dim([1, 4]), pass_context(unsafe=True))
+    assert "Loop" not in op_types(new) and op_types(new).count("Add") == 4
+
+
+def test_fix_unrolls_a_loop_over_a_dim_given_by_input_shape():
+    from atccheck.fixer import PassStatus, fix
+
+    outcome = fix(loop_over_a_dim([1, "steps"]), soc="Ascend310P3", input_shapes="seq:1,4", unsafe_fixes=True,
+                  write=False)
+    unroll = [p for p in outcome.passes if p.name == "unroll-loop"]
+    assert unroll and unroll[-1].status is PassStatus.APPLIED
+    assert not any(n.op_type == "Loop" for n in outcome.model.graph.node)
+    assert outcome.verification.status == "verified"
+
+
+def test_a_data_dependent_loop_says_so_in_the_fix_report():
+    from atccheck.fixer import fix
+
+    outcome = fix(loop_model(trip_input=True), soc="Ascend310P3", unsafe_fixes=True, write=False)
+    why = [r.why for r in outcome.remaining if r.finding.location.op_type == "Loop"]
+    assert why and "data-dependent" in why[0] and "it cannot be unrolled" in why[0]
+    assert "atccheck fix" not in why[0]

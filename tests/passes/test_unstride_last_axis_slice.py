@@ -47,7 +47,6 @@ def test_a_dynamic_batch_is_copied_by_reshape():
 
 @pytest.mark.parametrize("steps, shape, why", [
     ([-1], (2, 8), "reversal"),
-    ([2], (2, "width"), "not static"),
 ])
 def test_what_has_no_exact_step_one_form_is_left_with_a_note(steps, shape, why):
     model = sliced([END if steps[0] < 0 else 0], [-END - 1 if steps[0] < 0 else END], [1], steps, shape)
@@ -67,3 +66,35 @@ def test_any_bounds_and_step_give_the_same_elements(width, start, end, step):
     if count == 0:  # nothing taken: the repair leaves such a Slice alone
         return
     assert_exact_repair(UnstrideLastAxisSlice, sliced([start], [end], [1], [step], (3, width)), "slice-step-on-last-axis")
+
+
+@pytest.mark.parametrize("start, end", [(0, END), (1, END), (1, 6)])
+def test_a_last_axis_of_unknown_size_is_gathered_by_a_range_of_columns(start, end):
+    """Boxes after a data-dependent NMS: [N, W] with W unknown to shape inference."""
+    from atccheck.engine import check
+
+    model = sliced([start], [end], [1], [2], ("n", "width"))
+    result = run_pass(UnstrideLastAxisSlice, model)
+    assert result.modified
+    assert {"Range", "Gather"} <= {n.op_type for n in result.model.graph.node}
+    assert not [f for f in check(result.model, "Ascend310P3").findings if f.name == "slice-step-on-last-axis"]
+    for width in (7, 8, 1):
+        assert max_error(model, result.model, shapes={"x": [3, width]}).max_abs == 0.0
+
+
+def test_other_axes_keep_their_steps_when_the_last_axis_is_gathered():
+    model = sliced([1, 0], [END, END], [0, 1], [2, 3], ("n", "width"))
+    result = run_pass(UnstrideLastAxisSlice, model)
+    assert result.modified
+    assert max_error(model, result.model, shapes={"x": [5, 10]}).max_abs == 0.0
+
+
+def test_bounds_computed_from_static_shapes_are_evaluated():
+    """x[..., :W:2] with the end taken from Shape(x) at run time, as some exports write it."""
+    nodes = [helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+             helper.make_node("Slice", ["shape", "m1", "big", "zero"], ["end"], name="last_dim"),
+             helper.make_node("Slice", ["x", "zero", "end", "m1", "two"], ["y"], name="cut")]
+    inits = [init("m1", np.array([-1], np.int64)), init("big", np.array([END], np.int64)),
+             init("zero", np.array([0], np.int64)), init("two", np.array([2], np.int64))]
+    model = make_model(nodes, [tensor_input("x", [2, 3, 8])], [tensor_input("y", [2, 3, 4])], inits, opset=13)
+    assert_exact_repair(UnstrideLastAxisSlice, model, "slice-step-on-last-axis")
