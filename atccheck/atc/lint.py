@@ -11,8 +11,8 @@ Two layers, as on a real machine:
 
 Then the values are checked with the rules the generator obeys (``spec.py``): soc literal,
 input names and ranks against the model, gear rules, dynamic shape per chip, precision.
-Every defect is a :class:`~atccheck.findings.Finding` with an AC5xx code from ``codes.py`` and
-the ATC error it would cause.
+Every defect is a :class:`~atccheck.findings.Finding` of a command rule (AC5xx, one module each
+under ``atccheck/rules/atc_cmd/``) with the ATC error it would cause.
 
 Where the user's intent is clear (two flags glued together, a space after ``=``, a unicode
 dash), the value checks run on what was meant, so one mistake gives one finding.
@@ -46,12 +46,14 @@ from atccheck.atc.spec import (
     check_gear_count,
     check_gears_against_shape,
     check_names_and_ranks,
+    gear_option_for,
     model_inputs,
     parse_gears,
     parse_input_shape,
 )
 from atccheck.errors import UsageError
-from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.findings import Finding, Location, Severity
+from atccheck.rules import command_rule
 from atccheck.tables import tables
 from atccheck.target import DEFAULT_PROFILE, resolve_profile, resolve_soc
 
@@ -117,7 +119,7 @@ class LintResult:
 
 
 class _Collector:
-    """Builds findings with the code table's defaults."""
+    """Builds findings with the defaults of the command rule (``atccheck/rules/atc_cmd/``) that names each."""
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
@@ -125,17 +127,14 @@ class _Collector:
 
     def add(self, name: str, option: str | None, message: str, *, hint: str, source: str = PARSER_SOURCE,
             atc_error: str | None = "default", severity: Severity | None = None, data: dict | None = None) -> None:
-        code = C.lint_code(name)
-        self.findings.append(Finding(
-            code=code.code,
-            name=code.name,
-            severity=severity or code.severity,
-            message=message,
-            location=Location(graph=COMMAND_GRAPH, node=option),
+        rule = command_rule(name)
+        self.findings.append(rule.finding(
+            Location(graph=COMMAND_GRAPH, node=option),
+            message,
             hint=hint,
-            fix=FixSuggestion.manual(),
             source=source,
-            atc_error=code.atc_error if atc_error == "default" else atc_error,
+            atc_error=rule.atc_error if atc_error == "default" else atc_error,
+            severity=severity,
             data={**(data or {}), "line": self.line},
         ))
 
@@ -643,14 +642,16 @@ _PROBLEM_FINDINGS = {
     "input-name": ("input-name-not-in-model", "use the exact graph input names (initializers excluded)"),
     "input-rank": ("input-rank-mismatch", "give as many dims as the model input has"),
     "gear-rule": ("gear-rule", "see the gear rules in docs/atc.md, or let 'atccheck atc-cmd' write the command"),
-    "dynamic-shape": ("dynamic-shape-on-static-chip",
-                      "give static shapes, or gears (--dynamic_batch_size/--dynamic_image_size/--dynamic_dims)"),
+    "dynamic-shape": ("dynamic-shape-on-static-chip", "give static shapes, or gears ({gear})"),
+    "dynamic-shape-release": ("dynamic-shape-not-in-release", "give static shapes, or gears ({gear})"),
 }
 
 
-def _shape_problems_to_findings(problems: Iterable[Problem], out: _Collector) -> None:
+def _shape_problems_to_findings(problems: Iterable[Problem], out: _Collector,
+                                entries: Sequence[ShapeEntry] = ()) -> None:
     for problem in problems:
         name, hint = _PROBLEM_FINDINGS[problem.kind]
+        hint = hint.format(gear=gear_option_for(entries)) if "{gear}" in hint else hint
         out.add(name, problem.option, problem.message, hint=hint, atc_error=problem.atc_error, source=problem.source)
 
 
@@ -706,7 +707,8 @@ def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto |
             elif entries:
                 _shape_problems_to_findings(check_gears_against_shape(gears, _complete(entries, model)), out)
     elif entries:
-        _shape_problems_to_findings(check_dynamic_mode(_complete(entries, model), soc, profile), out)
+        complete = _complete(entries, model)
+        _shape_problems_to_findings(check_dynamic_mode(complete, soc, profile), out, complete)
 
 
 def _names_around_expansions(value: str) -> list[str]:

@@ -297,22 +297,40 @@ def gear_shapes(gears: Gears, entries: Sequence[ShapeEntry]) -> list[tuple[str, 
     return result
 
 
+def gear_option_for(entries: Sequence[ShapeEntry]) -> str:
+    """The gear option whose rules the -1 axes of ``entries`` fit (notes/atc_cli.md rules 13-15).
+
+    --dynamic_batch_size when only axis 0 of inputs is -1; --dynamic_image_size when the -1s
+    are exactly H and W of 4-D inputs; --dynamic_dims otherwise (batch and sequence both -1).
+    """
+    dynamic = [e for e in entries if e.minus_one_axes]
+    if dynamic and all(e.minus_one_axes == (0,) for e in dynamic):
+        return "--dynamic_batch_size"
+    if dynamic and all(len(e.dims) == 4 and set(e.minus_one_axes) == {2, 3} for e in dynamic):
+        return "--dynamic_image_size"
+    return "--dynamic_dims"
+
+
 def check_dynamic_mode(entries: Sequence[ShapeEntry], soc: Soc | None, profile: Profile | None) -> list[Problem]:
-    """-1 or ranges without a gear option mean dynamic-shape compilation: chip and release must allow it."""
+    """-1 or ranges without a gear option mean dynamic-shape compilation: chip and release must allow it.
+
+    The release's limit is kind ``dynamic-shape-release``, the chip's ``dynamic-shape``.
+    """
     problems: list[Problem] = []
     dynamic = [e for e in entries if e.minus_one_axes or e.has_range]
     if not dynamic:
         return problems
     first = dynamic[0]
+    gear = gear_option_for(entries)
     if profile is not None and not profile.input_shape_ranges:
         if first.has_range:
             problems.append(Problem(
                 "--input_shape", f"input '{first.name}' uses a '~' range, which CANN {profile.id} does not accept in "
-                "--input_shape", "E10002", "dynamic-shape", DYNAMIC_SOURCE))
+                "--input_shape", "E10002", "dynamic-shape-release", DYNAMIC_SOURCE))
         else:
             problems.append(Problem(
                 "--input_shape", f"input '{first.name}' keeps -1 without a gear option; CANN {profile.id} needs "
-                "--dynamic_batch_size (or another gear option) for -1", "E10011", "dynamic-shape", DYNAMIC_SOURCE))
+                f"a gear option for -1 ({gear} fits these -1 axes)", "E10011", "dynamic-shape-release", DYNAMIC_SOURCE))
     if soc is not None and not soc.dynamic_shape:
         what = "a '~' range" if first.has_range else "-1 without a gear option"
         problems.append(Problem(
