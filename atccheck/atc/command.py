@@ -68,7 +68,7 @@ class AtcRuleError(UsageError):
 # --------------------------------------------------------------------------- the command
 
 
-_SAFE_WORD = re.compile(r"^[A-Za-z0-9_@%+=:./-]+$")
+_SAFE_WORD = re.compile(r"^[A-Za-z0-9_@%+=:./-]+\Z")
 _DOUBLE_QUOTE_UNSAFE = re.compile(r"[\"$`\\!\n]")
 
 

@@ -38,7 +38,7 @@ from atccheck.atc.facts import (
     soc_source,
     valid_soc_names,
 )
-from atccheck.atc.shell import Command, ShellSyntaxError, Word, split_commands
+from atccheck.atc.shell import ANGLE_PLACEHOLDER, Command, ShellSyntaxError, Word, split_commands
 from atccheck.atc.spec import (
     Problem,
     ShapeEntry,
@@ -66,7 +66,7 @@ COMMAND_GRAPH = "atc-command"  # Location.graph of every lint finding: the place
 UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 WRAPPERS = ("sudo", "nohup", "time", "exec", "command", "env")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_ANGLE = re.compile(r"<[^<>\s]*[A-Za-z][^<>]*>")
+_ANGLE = ANGLE_PLACEHOLDER
 _LOOKS_LIKE_VALUE = re.compile(r"^[^\s/=]*:[-0-9~,]*$|^[0-9][0-9,;]*$")
 
 
@@ -137,6 +137,24 @@ class _Collector:
             severity=severity,
             data={**(data or {}), "line": self.line},
         ))
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """What a command rule's ``check`` reads besides the parsed command (``soc``: the chip, once known)."""
+
+    out: _Collector
+    tables: "Tables"
+    flags: dict[str, FlagInfo]
+    profile: "Profile | None"
+    model: "onnx.ModelProto | None"
+    model_path: str | None
+    soc: "Soc | None" = None
+
+
+def _run(name: str, cmd: ParsedCommand, ctx: CommandContext) -> None:
+    """Run the ``check`` of the command rule ``name`` (its module under ``atccheck/rules/atc_cmd/``)."""
+    command_rule(name).check(cmd, ctx)
 
 
 # --------------------------------------------------------------------------- finding the atc commands
@@ -432,56 +450,6 @@ def _report_stray_words(words: list[Word], stray: list[Word], occurrences: list[
 # --------------------------------------------------------------------------- value checks
 
 
-def _check_duplicates(cmd: ParsedCommand, out: _Collector) -> None:
-    seen: dict[str, list[Occurrence]] = {}
-    for occurrence in cmd.occurrences:
-        seen.setdefault(occurrence.flag, []).append(occurrence)
-    for flag, items in seen.items():
-        values = [o.value for o in items]
-        if len(set(values)) > 1:
-            shown = " then ".join(f"'{v}'" for v in values)
-            out.add("duplicate-atc-flag", flag,
-                    f"{flag} is given {len(items)} times ({shown}); ATC keeps the last value, '{values[-1]}', "
-                    "without a word", hint=f"keep one {flag}", data={"values": values})
-
-
-def _check_placeholders(cmd: ParsedCommand, out: _Collector) -> None:
-    for occurrence in cmd.occurrences:
-        word = occurrence.word
-        if word is None or occurrence.value is None:
-            continue
-        required = occurrence.flag in REQUIRED_FLAGS["0"]
-        for expansion in word.expansions:
-            if expansion not in occurrence.value:
-                continue
-            empty = "an empty value (E10054 for a required flag)" if required else "an empty value"
-            out.add("unresolved-placeholder", occurrence.flag,
-                    f"{occurrence.flag} contains '{expansion}': the shell substitutes it, and when it is unset "
-                    f"ATC gets {empty}", hint=f"write the real value, or make sure {expansion} is set",
-                    atc_error="E10054" if required else None, data={"placeholder": expansion})
-        for match in _ANGLE.finditer(occurrence.value):
-            out.add("unresolved-placeholder", occurrence.flag,
-                    f"{occurrence.flag} contains the placeholder '{match.group(0)}'"
-                    + ("; unquoted, the shell reads '<' and '>' as redirections" if not word.quoted else ""),
-                    hint="replace the placeholder with the real value", atc_error=None,
-                    severity=Severity.ERROR, data={"placeholder": match.group(0)})
-
-
-def _check_required(cmd: ParsedCommand, out: _Collector) -> None:
-    mode = cmd.value("--mode") or "0"
-    for flag in REQUIRED_FLAGS.get(mode, ()):
-        occurrence = cmd.last(flag)
-        if occurrence is None:
-            code = "E10007" if flag == "--framework" else "E10054"
-            out.add("missing-required-flag", flag, f"{flag} is required for --mode={mode} and is not given",
-                    hint=f"add {flag}=..." + (" (5 for ONNX)" if flag == "--framework" else ""), atc_error=code,
-                    source="shared/reference/atc_options.json dependency_rules")
-        elif occurrence.value == "" and not occurrence.intended:
-            out.add("missing-required-flag", flag, f"{flag} is given with an empty value",
-                    hint=f"give {flag} its value", atc_error="E10054",
-                    source="shared/reference/atc_options.json dependency_rules")
-
-
 def _check_enums(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo], profile: "Profile | None") -> None:
     for occurrence in cmd.occurrences:
         info = flags[occurrence.flag]
@@ -552,21 +520,6 @@ def _check_framework_format(cmd: ParsedCommand, out: _Collector, flags: dict[str
                     f"{what}: ATC accepts only {', '.join(allowed)} for ONNX (\"The value must be NCHW, ND or NCDHW "
                     "in ONNX model.\")", hint="NCHW for 4-D image inputs, NCDHW for 5-D, ND otherwise",
                     atc_error="E10001", source=flags["--input_format"].source)
-
-
-def _check_output(cmd: ParsedCommand, out: _Collector) -> None:
-    output = cmd.value("--output")
-    if not output:
-        return
-    if output.endswith("/"):
-        out.add("output-not-a-base-name", "--output",
-                f"'{output}' ends with '/': ATC needs a file base name in that folder", hint=f"{output}model",
-                atc_error="E10022", source="hicann/ge@ffdcbc9f7:api/atc/main_impl.cc")
-    elif output.endswith(".om"):
-        out.add("output-not-a-base-name", "--output",
-                f"'{output}' ends with .om: ATC appends .om itself and writes '{output}.om'",
-                hint=f"--output={output[:-3]}", atc_error=None, severity=Severity.WARNING,
-                source="shared/reference/atc_options.json --output")
 
 
 def _known_invalid_soc(value: str, entries: Sequence[str]) -> str | None:
@@ -732,43 +685,6 @@ def _complete(entries: list[ShapeEntry], model: "onnx.ModelProto | None") -> lis
     return list(entries) + rest
 
 
-def _check_precision(cmd: ParsedCommand, out: _Collector, soc: "Soc | None", tbl: "Tables") -> None:
-    v1 = cmd.last("--precision_mode")
-    v2 = cmd.last("--precision_mode_v2")
-    if v1 is not None and v2 is not None:
-        out.add("precision-mode-conflict", "--precision_mode_v2",
-                "--precision_mode and --precision_mode_v2 are both set: \"Cannot configure both parameters\"",
-                hint="keep one (prefer --precision_mode_v2 where the release has it)", atc_error="E10056",
-                source="shared/reference/atc_options.json mutual_exclusion_groups")
-    if soc is None:
-        return
-    bf16 = set(tbl.atc_options_extra.get("precision_bf16_values", ()))
-    hif8 = set(tbl.atc_options_extra.get("precision_hif8_values", ()))
-    for occurrence in (v1, v2):
-        if occurrence is None or occurrence.value is None:
-            continue
-        if occurrence.value in bf16 and not soc.bf16_precision:
-            out.add("precision-mode-conflict", occurrence.flag,
-                    f"{occurrence.value} needs bf16 support, which {soc.name} lacks (bf16 modes: Atlas A2/A3, 310B, "
-                    "950); the ATC error code for it is not catalogued", hint="use a fp16 or fp32 mode",
-                    atc_error=None, source=tbl.atc_options_extra.get("precision_source", OPTIONS_TABLE))
-        elif occurrence.value in hif8:
-            out.add("precision-mode-conflict", occurrence.flag,
-                    f"{occurrence.value} exists only on Ascend 950 chips, not on {soc.name}",
-                    hint="use a fp16 or fp32 mode", atc_error=None,
-                    source=tbl.atc_options_extra.get("precision_source", OPTIONS_TABLE))
-
-
-def _check_model_path(cmd: ParsedCommand, out: _Collector, model_path: str | None) -> None:
-    named = cmd.value("--model")
-    if not named or not model_path or cmd.last("--model").has_expansion:  # type: ignore[union-attr]
-        return
-    if os.path.basename(named) != os.path.basename(model_path):
-        out.add("model-path-mismatch", "--model",
-                f"--model names '{named}', but the lint used '{model_path}'; input names and ranks were checked "
-                "against the latter", hint="lint against the model the command converts", atc_error=None)
-
-
 # --------------------------------------------------------------------------- entry point
 
 
@@ -805,15 +721,16 @@ def lint_command(
         out.line = line
         cmd = parse_atc_words(words, out, flags, line)
         parsed.append(cmd)
-        _check_duplicates(cmd, out)
-        _check_placeholders(cmd, out)
-        _check_required(cmd, out)
+        ctx = CommandContext(out, tbl, flags, profile, model, model_path)
+        _run("duplicate-atc-flag", cmd, ctx)
+        _run("unresolved-placeholder", cmd, ctx)
+        _run("missing-required-flag", cmd, ctx)
         _check_enums(cmd, out, flags, profile)
         named = cmd.value("--model") or ""
         _check_framework_format(cmd, out, flags, onnx_model or named.endswith(".onnx"))
-        _check_output(cmd, out)
+        _run("output-not-a-base-name", cmd, ctx)
         chip = _check_soc(cmd, out, tbl, profile) or fallback_soc
         _check_shapes(cmd, out, model, chip, profile, tbl)
-        _check_precision(cmd, out, chip, tbl)
-        _check_model_path(cmd, out, model_path)
+        _run("precision-mode-conflict", cmd, replace(ctx, soc=chip))
+        _run("model-path-mismatch", cmd, ctx)
     return LintResult(tuple(parsed), tuple(out.findings))

@@ -50,10 +50,12 @@ def catalogue() -> tuple[AnyRule, ...]:
 
 def command_rule(name: str) -> type[CommandRule]:
     """The command rule named ``name``; KeyError for any other name (a model rule included)."""
-    for rule in command_rules():
-        if rule.name == name:
-            return rule
-    raise KeyError(name)
+    return _command_rules_by_name()[name]
+
+
+@lru_cache(maxsize=1)
+def _command_rules_by_name() -> dict[str, type[CommandRule]]:
+    return {rule.name: rule for rule in command_rules()}
 
 
 def find_rule(name_or_code: str) -> AnyRule | None:

@@ -22,6 +22,7 @@ from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.lint import CommandContext, ParsedCommand
     from atccheck.tables import Tables
 
 CODE_PATTERN = re.compile(r"^AC\d{3}$")
@@ -135,9 +136,9 @@ class Rule(_Documented):
 class CommandRule(_Documented):
     """Base class of the rules that read an ``atc`` command line, not a model.
 
-    The lint (``atccheck.atc.lint``) parses the command as ATC's option parser does and checks
-    the values; it reports each defect under the command rule that names it (through
-    :meth:`finding`). ``atc_error`` is ATC's usual reaction: an error code from the catalogue,
+    The lint (``atccheck.atc.lint``) parses the command as ATC's option parser does, then runs
+    the value checks; a rule with its own reading of the values implements :meth:`check`, the
+    others are reported by the lint under the rule that names them (through :meth:`finding`). ``atc_error`` is ATC's usual reaction: an error code from the catalogue,
     ATC's own parser line, or None when ATC says nothing (a finding may name a more precise code).
     ``stage`` says when the defect shows: ``shell`` (how the shell splits the text), ``parser``
     (ATC's option parser) or ``values`` (the values against the facts and the model).
@@ -146,6 +147,14 @@ class CommandRule(_Documented):
     kind: ClassVar[str] = "atc-command"
     atc_error: ClassVar[str | None] = None
     stage: ClassVar[str] = "values"
+
+    @classmethod
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        """Report this rule's defects of one parsed command through ``ctx.out``.
+
+        Rules of the ``shell`` and ``parser`` stages, and value checks that share one reading
+        of the command with other rules, are reported by the lint itself; their check is empty.
+        """
 
     @classmethod
     def finding(

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.lint import CommandContext, ParsedCommand, _Collector
 
 
 @register
@@ -33,3 +38,20 @@ class DuplicateAtcFlag(CommandRule):
     severity = Severity.WARNING
     atc_error = None
     stage = "values"
+
+    @classmethod
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        _check_duplicates(cmd, ctx.out)
+
+
+def _check_duplicates(cmd: ParsedCommand, out: _Collector) -> None:
+    seen: dict[str, list[Occurrence]] = {}
+    for occurrence in cmd.occurrences:
+        seen.setdefault(occurrence.flag, []).append(occurrence)
+    for flag, items in seen.items():
+        values = [o.value for o in items]
+        if len(set(values)) > 1:
+            shown = " then ".join(f"'{v}'" for v in values)
+            out.add("duplicate-atc-flag", flag,
+                    f"{flag} is given {len(items)} times ({shown}); ATC keeps the last value, '{values[-1]}', "
+                    "without a word", hint=f"keep one {flag}", data={"values": values})

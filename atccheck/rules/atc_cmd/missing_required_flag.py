@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from atccheck.atc.facts import REQUIRED_FLAGS
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.lint import CommandContext, ParsedCommand, _Collector
 
 
 @register
@@ -34,3 +40,22 @@ class MissingRequiredFlag(CommandRule):
     severity = Severity.ERROR
     atc_error = "E10054"
     stage = "values"
+
+    @classmethod
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        _check_required(cmd, ctx.out)
+
+
+def _check_required(cmd: ParsedCommand, out: _Collector) -> None:
+    mode = cmd.value("--mode") or "0"
+    for flag in REQUIRED_FLAGS.get(mode, ()):
+        occurrence = cmd.last(flag)
+        if occurrence is None:
+            code = "E10007" if flag == "--framework" else "E10054"
+            out.add("missing-required-flag", flag, f"{flag} is required for --mode={mode} and is not given",
+                    hint=f"add {flag}=..." + (" (5 for ONNX)" if flag == "--framework" else ""), atc_error=code,
+                    source="shared/reference/atc_options.json dependency_rules")
+        elif occurrence.value == "" and not occurrence.intended:
+            out.add("missing-required-flag", flag, f"{flag} is given with an empty value",
+                    hint=f"give {flag} its value", atc_error="E10054",
+                    source="shared/reference/atc_options.json dependency_rules")

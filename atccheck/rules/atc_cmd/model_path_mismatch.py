@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.lint import CommandContext, ParsedCommand, _Collector
 
 
 @register
@@ -33,3 +39,17 @@ class ModelPathMismatch(CommandRule):
     severity = Severity.INFO
     atc_error = None
     stage = "values"
+
+    @classmethod
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        _check_model_path(cmd, ctx.out, ctx.model_path)
+
+
+def _check_model_path(cmd: ParsedCommand, out: _Collector, model_path: str | None) -> None:
+    named = cmd.value("--model")
+    if not named or not model_path or cmd.last("--model").has_expansion:  # type: ignore[union-attr]
+        return
+    if os.path.basename(named) != os.path.basename(model_path):
+        out.add("model-path-mismatch", "--model",
+                f"--model names '{named}', but the lint used '{model_path}'; input names and ranks were checked "
+                "against the latter", hint="lint against the model the command converts", atc_error=None)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.lint import CommandContext, ParsedCommand, _Collector
 
 
 @register
@@ -34,3 +39,22 @@ class OutputNotABaseName(CommandRule):
     severity = Severity.ERROR
     atc_error = "E10022"
     stage = "values"
+
+    @classmethod
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        _check_output(cmd, ctx.out)
+
+
+def _check_output(cmd: ParsedCommand, out: _Collector) -> None:
+    output = cmd.value("--output")
+    if not output:
+        return
+    if output.endswith("/"):
+        out.add("output-not-a-base-name", "--output",
+                f"'{output}' ends with '/': ATC needs a file base name in that folder", hint=f"{output}model",
+                atc_error="E10022", source="hicann/ge@ffdcbc9f7:api/atc/main_impl.cc")
+    elif output.endswith(".om"):
+        out.add("output-not-a-base-name", "--output",
+                f"'{output}' ends with .om: ATC appends .om itself and writes '{output}.om'",
+                hint=f"--output={output[:-3]}", atc_error=None, severity=Severity.WARNING,
+                source="shared/reference/atc_options.json --output")

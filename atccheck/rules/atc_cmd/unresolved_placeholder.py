@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from atccheck.atc.facts import REQUIRED_FLAGS
+from atccheck.atc.shell import ANGLE_PLACEHOLDER as _ANGLE
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.lint import CommandContext, ParsedCommand, _Collector
 
 
 @register
@@ -36,3 +43,29 @@ class UnresolvedPlaceholder(CommandRule):
     severity = Severity.WARNING
     atc_error = "E10054"
     stage = "values"
+
+    @classmethod
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        _check_placeholders(cmd, ctx.out)
+
+
+def _check_placeholders(cmd: ParsedCommand, out: _Collector) -> None:
+    for occurrence in cmd.occurrences:
+        word = occurrence.word
+        if word is None or occurrence.value is None:
+            continue
+        required = occurrence.flag in REQUIRED_FLAGS["0"]
+        for expansion in word.expansions:
+            if expansion not in occurrence.value:
+                continue
+            empty = "an empty value (E10054 for a required flag)" if required else "an empty value"
+            out.add("unresolved-placeholder", occurrence.flag,
+                    f"{occurrence.flag} contains '{expansion}': the shell substitutes it, and when it is unset "
+                    f"ATC gets {empty}", hint=f"write the real value, or make sure {expansion} is set",
+                    atc_error="E10054" if required else None, data={"placeholder": expansion})
+        for match in _ANGLE.finditer(occurrence.value):
+            out.add("unresolved-placeholder", occurrence.flag,
+                    f"{occurrence.flag} contains the placeholder '{match.group(0)}'"
+                    + ("; unquoted, the shell reads '<' and '>' as redirections" if not word.quoted else ""),
+                    hint="replace the placeholder with the real value", atc_error=None,
+                    severity=Severity.ERROR, data={"placeholder": match.group(0)})

@@ -104,3 +104,19 @@ def test_a_command_rule_needs_a_known_stage():
     with pytest.raises(ValueError, match="stage"):
         register(Bad)
     assert re.match(r"^AC\d{3}$", Bad.code)
+
+
+def test_a_value_rule_checks_a_parsed_command_on_its_own():
+    from atccheck.atc.facts import known_flags
+    from atccheck.atc.lint import CommandContext, _Collector
+    from atccheck.tables import tables
+
+    text = "atc --model=m.onnx --framework=5 --output=net.om --soc_version=Ascend310P3 --output=net.om"
+    cmd = lint_command(text, None, model_path="m.onnx").commands[0]
+    out = _Collector()
+    ctx = CommandContext(out, tables(), known_flags(tables()), None, None, "m.onnx")
+    command_rule("output-not-a-base-name").check(cmd, ctx)
+    assert [(f.code, f.severity.value) for f in out.findings] == [("AC524", "warning")]
+    out.findings.clear()
+    command_rule("unknown-atc-flag").check(cmd, ctx)  # a parser-stage rule: the parser reports it
+    assert out.findings == []
