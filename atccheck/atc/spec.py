@@ -25,6 +25,8 @@ INT64_MAX = 2**63 - 1
 SHAPE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc"
 GEAR_SOURCE = "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc"
 DYNAMIC_SOURCE = "shared/reference/atc_options.json --input_shape (ranges not supported on Ascend310/310B)"
+RELEASE_DYNAMIC_SOURCE = ("shared/reference/notes/atc_cli.md rule 12 (CANN <= 6.x); "
+                          "op_tables/profiles.json input_shape_ranges")
 
 
 @dataclass(frozen=True)
@@ -302,11 +304,13 @@ def gear_option_for(entries: Sequence[ShapeEntry]) -> str:
 
     --dynamic_batch_size when only axis 0 of inputs is -1; --dynamic_image_size when the -1s
     are exactly H and W of 4-D inputs; --dynamic_dims otherwise (batch and sequence both -1).
+    A ``lo~hi`` range counts as a -1: gears replace it.
     """
-    dynamic = [e for e in entries if e.minus_one_axes]
-    if dynamic and all(e.minus_one_axes == (0,) for e in dynamic):
+    variable = [(e, {i for i, d in enumerate(e.dims) if d == -1 or isinstance(d, tuple)}) for e in entries]
+    variable = [(e, axes) for e, axes in variable if axes]
+    if variable and all(axes == {0} for _, axes in variable):
         return "--dynamic_batch_size"
-    if dynamic and all(len(e.dims) == 4 and set(e.minus_one_axes) == {2, 3} for e in dynamic):
+    if variable and all(len(e.dims) == 4 and axes == {2, 3} for e, axes in variable):
         return "--dynamic_image_size"
     return "--dynamic_dims"
 
@@ -326,11 +330,12 @@ def check_dynamic_mode(entries: Sequence[ShapeEntry], soc: Soc | None, profile: 
         if first.has_range:
             problems.append(Problem(
                 "--input_shape", f"input '{first.name}' uses a '~' range, which CANN {profile.id} does not accept in "
-                "--input_shape", "E10002", "dynamic-shape-release", DYNAMIC_SOURCE))
+                "--input_shape", "E10002", "dynamic-shape-release", RELEASE_DYNAMIC_SOURCE))
         else:
             problems.append(Problem(
                 "--input_shape", f"input '{first.name}' keeps -1 without a gear option; CANN {profile.id} needs "
-                f"a gear option for -1 ({gear} fits these -1 axes)", "E10011", "dynamic-shape-release", DYNAMIC_SOURCE))
+                f"a gear option for -1 ({gear} fits these -1 axes)", "E10011", "dynamic-shape-release",
+                RELEASE_DYNAMIC_SOURCE))
     if soc is not None and not soc.dynamic_shape:
         what = "a '~' range" if first.has_range else "-1 without a gear option"
         problems.append(Problem(

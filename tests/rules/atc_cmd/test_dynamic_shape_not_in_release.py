@@ -47,3 +47,13 @@ def test_silent_from_8_0_on():
 def test_a_static_chip_on_an_old_release_gets_both_findings():
     names = [f.name for f in lint("tokens:-1,-1", "6.0", soc="Ascend310B4")]
     assert "dynamic-shape-not-in-release" in names and "dynamic-shape-on-static-chip" in names
+
+
+def test_a_range_on_the_batch_axis_alone_suggests_dynamic_batch_size():
+    (f,) = [f for f in lint("tokens:1~8,128", "6.0") if f.name == "dynamic-shape-not-in-release"]
+    assert "--dynamic_batch_size" in f.hint and "--dynamic_dims" not in f.hint
+
+
+def test_the_release_finding_cites_the_release_fact():
+    (f,) = [f for f in lint("tokens:-1,-1", "6.0") if f.name == "dynamic-shape-not-in-release"]
+    assert "CANN <= 6.x" in f.source and "Ascend310" not in f.source
