@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from atccheck.atc import codes as C
 from atccheck.atc.facts import (
     GEAR_FLAGS,
-    ONNX_FRAMEWORK,
     OPTIONS_TABLE,
     PARSER_SOURCE,
     REQUIRED_FLAGS,
@@ -150,6 +149,7 @@ class CommandContext:
     model: "onnx.ModelProto | None"
     model_path: str | None
     soc: "Soc | None" = None
+    onnx_model: bool = False  # the model is ONNX (given, or --model / the model path ends in .onnx)
 
 
 def _run(name: str, cmd: ParsedCommand, ctx: CommandContext) -> None:
@@ -499,29 +499,6 @@ def _removal_applies(info: FlagInfo, profile: "Profile | None") -> bool:
     return profile.mapping_from.split("-", 1)[0] == origin
 
 
-def _check_framework_format(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo], onnx_model: bool) -> None:
-    framework = cmd.last("--framework")
-    if framework is not None and framework.value is not None and not framework.has_expansion:
-        allowed = flags["--framework"].allowed or ()
-        if framework.value not in allowed:
-            out.add("wrong-framework", "--framework", f"'{framework.value}' is not a framework (0, 1, 3, 5)",
-                    hint="--framework=5 for ONNX", atc_error="E10007", source=flags["--framework"].source)
-        elif framework.value != ONNX_FRAMEWORK and onnx_model:
-            out.add("wrong-framework", "--framework",
-                    f"--framework={framework.value} for an ONNX model: ATC parses the file as another framework's "
-                    "format and fails", hint="--framework=5 for ONNX", atc_error="E13005",
-                    source="shared/reference/notes/atc_cli.md rule 22")
-    fmt = cmd.last("--input_format")
-    if fmt is not None and fmt.value is not None and not fmt.has_expansion:
-        allowed = flags["--input_format"].allowed or ("NCHW", "ND", "NCDHW")
-        if fmt.value not in allowed:
-            what = "NHWC is rejected for ONNX" if fmt.value.upper() == "NHWC" else f"'{fmt.value}' is not a format"
-            out.add("nhwc-for-onnx", "--input_format",
-                    f"{what}: ATC accepts only {', '.join(allowed)} for ONNX (\"The value must be NCHW, ND or NCDHW "
-                    "in ONNX model.\")", hint="NCHW for 4-D image inputs, NCDHW for 5-D, ND otherwise",
-                    atc_error="E10001", source=flags["--input_format"].source)
-
-
 def _known_invalid_soc(value: str, entries: Sequence[str]) -> str | None:
     """The remark of the table entry naming ``value`` as invalid for ATC, or None.
 
@@ -727,7 +704,9 @@ def lint_command(
         _run("missing-required-flag", cmd, ctx)
         _check_enums(cmd, out, flags, profile)
         named = cmd.value("--model") or ""
-        _check_framework_format(cmd, out, flags, onnx_model or named.endswith(".onnx"))
+        model_ctx = replace(ctx, onnx_model=onnx_model or named.endswith(".onnx"))
+        _run("wrong-framework", cmd, model_ctx)
+        _run("nhwc-for-onnx", cmd, model_ctx)
         _run("output-not-a-base-name", cmd, ctx)
         chip = _check_soc(cmd, out, tbl, profile) or fallback_soc
         _check_shapes(cmd, out, model, chip, profile, tbl)

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from atccheck.atc.facts import ONNX_FRAMEWORK
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.facts import FlagInfo
+    from atccheck.atc.lint import CommandContext, ParsedCommand, _Collector
 
 
 @register
@@ -34,3 +41,21 @@ class WrongFramework(CommandRule):
     severity = Severity.ERROR
     atc_error = "E10007"
     stage = "values"
+
+    @classmethod
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        _check_framework(cmd, ctx.out, ctx.flags, ctx.onnx_model)
+
+
+def _check_framework(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo], onnx_model: bool) -> None:
+    framework = cmd.last("--framework")
+    if framework is not None and framework.value is not None and not framework.has_expansion:
+        allowed = flags["--framework"].allowed or ()
+        if framework.value not in allowed:
+            out.add("wrong-framework", "--framework", f"'{framework.value}' is not a framework (0, 1, 3, 5)",
+                    hint="--framework=5 for ONNX", atc_error="E10007", source=flags["--framework"].source)
+        elif framework.value != ONNX_FRAMEWORK and onnx_model:
+            out.add("wrong-framework", "--framework",
+                    f"--framework={framework.value} for an ONNX model: ATC parses the file as another framework's "
+                    "format and fails", hint="--framework=5 for ONNX", atc_error="E13005",
+                    source="shared/reference/notes/atc_cli.md rule 22")
