@@ -15,8 +15,8 @@ class InputShapeSyntax(CommandRule):
     split by ``,``, integers only. Values holding a shell expansion are not judged.
 
     ## Why
-    ATC stops with E10002 for a non-integer dim, E10011 for a bad -1 or zero, E10013 for an
-    overflow.
+    ATC stops with E10002 for a non-integer dim, E10011 for a zero or negative dimension other
+    than -1, E10013 for an overflow.
 
     ## Example
     ``--input_shape="x:1,3,224.0,224"``; ``--input_shape="x:0,3,224,224"``.
