@@ -68,7 +68,8 @@ class AtcRuleError(UsageError):
 # --------------------------------------------------------------------------- the command
 
 
-_SAFE_WORD = re.compile(r"^[A-Za-z0-9_@%+=:./-]+\Z")
+# fullmatch, not "$": "$" also matches before a final newline, which the shell would lose
+_SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:./-]+")
 _DOUBLE_QUOTE_UNSAFE = re.compile(r"[\"$`\\!\n]")
 
 
@@ -78,7 +79,7 @@ def quote_value(value: str) -> str:
     Lists (',' ';') and spaces are double-quoted as ATC's own docs write them; a value with
     characters double quotes do not protect ($ ` \\ " !) is single-quoted.
     """
-    if value and _SAFE_WORD.match(value) and "," not in value:
+    if value and _SAFE_WORD.fullmatch(value) and "," not in value:
         return value
     if not _DOUBLE_QUOTE_UNSAFE.search(value):
         return f'"{value}"'

@@ -37,7 +37,7 @@ from atccheck.atc.facts import (
     soc_source,
     valid_soc_names,
 )
-from atccheck.atc.shell import ANGLE_PLACEHOLDER, Command, ShellSyntaxError, Word, split_commands
+from atccheck.atc.shell import Command, ShellSyntaxError, Word, split_commands
 from atccheck.atc.spec import (
     Problem,
     ShapeEntry,
@@ -65,7 +65,7 @@ COMMAND_GRAPH = "atc-command"  # Location.graph of every lint finding: the place
 UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 WRAPPERS = ("sudo", "nohup", "time", "exec", "command", "env")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_ANGLE = ANGLE_PLACEHOLDER
+_ANGLE = re.compile(r"<[^<>\s]*[A-Za-z][^<>]*>")
 _LOOKS_LIKE_VALUE = re.compile(r"^[^\s/=]*:[-0-9~,]*$|^[0-9][0-9,;]*$")
 
 
@@ -136,25 +136,6 @@ class _Collector:
             severity=severity,
             data={**(data or {}), "line": self.line},
         ))
-
-
-@dataclass(frozen=True)
-class CommandContext:
-    """What a command rule's ``check`` reads besides the parsed command (``soc``: the chip, once known)."""
-
-    out: _Collector
-    tables: "Tables"
-    flags: dict[str, FlagInfo]
-    profile: "Profile | None"
-    model: "onnx.ModelProto | None"
-    model_path: str | None
-    soc: "Soc | None" = None
-    onnx_model: bool = False  # the model is ONNX (given, or --model / the model path ends in .onnx)
-
-
-def _run(name: str, cmd: ParsedCommand, ctx: CommandContext) -> None:
-    """Run the ``check`` of the command rule ``name`` (its module under ``atccheck/rules/atc_cmd/``)."""
-    command_rule(name).check(cmd, ctx)
 
 
 # --------------------------------------------------------------------------- finding the atc commands
@@ -660,6 +641,31 @@ def _complete(entries: list[ShapeEntry], model: "onnx.ModelProto | None") -> lis
     given = {e.name for e in entries}
     rest = [ShapeEntry(i.name, i.atc_dims) for i in model_inputs(model) if i.name not in given and i.dims is not None]
     return list(entries) + rest
+
+
+# --------------------------------------------------------------------------- command rules
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """What a command rule's ``check`` reads besides the parsed command (``soc``: the chip, once known)."""
+
+    out: _Collector
+    tables: "Tables"
+    flags: dict[str, FlagInfo]
+    profile: "Profile | None"
+    model: "onnx.ModelProto | None"
+    model_path: str | None
+    soc: "Soc | None" = None
+    onnx_model: bool = False  # the model is ONNX (given, or --model / the model path ends in .onnx)
+
+
+PLACEHOLDER = _ANGLE  # a '<name>' left from a template; the unresolved-placeholder rule reads it
+
+
+def _run(name: str, cmd: ParsedCommand, ctx: CommandContext) -> None:
+    """Run the ``check`` of the command rule ``name`` (its module under ``atccheck/rules/atc_cmd/``)."""
+    command_rule(name).check(cmd, ctx)
 
 
 # --------------------------------------------------------------------------- entry point

@@ -9,12 +9,9 @@ variable is unset. Expansions are kept literally in ``Word.text`` and listed in
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 SEPARATORS = ("&&", "||", ";", "&", "|", "\n")
-# A '<name>' placeholder left from a template; unquoted, the shell reads '<' and '>' as redirections.
-ANGLE_PLACEHOLDER = re.compile(r"<[^<>\s]*[A-Za-z][^<>]*>")
 
 
 @dataclass

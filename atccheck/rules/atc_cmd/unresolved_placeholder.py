@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atccheck.atc.facts import REQUIRED_FLAGS
-from atccheck.atc.shell import ANGLE_PLACEHOLDER as _ANGLE
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
 
@@ -50,6 +49,8 @@ class UnresolvedPlaceholder(CommandRule):
 
 
 def _check_placeholders(cmd: ParsedCommand, out: _Collector) -> None:
+    from atccheck.atc.lint import PLACEHOLDER
+
     for occurrence in cmd.occurrences:
         word = occurrence.word
         if word is None or occurrence.value is None:
@@ -63,7 +64,7 @@ def _check_placeholders(cmd: ParsedCommand, out: _Collector) -> None:
                     f"{occurrence.flag} contains '{expansion}': the shell substitutes it, and when it is unset "
                     f"ATC gets {empty}", hint=f"write the real value, or make sure {expansion} is set",
                     atc_error="E10054" if required else None, data={"placeholder": expansion})
-        for match in _ANGLE.finditer(occurrence.value):
+        for match in PLACEHOLDER.finditer(occurrence.value):
             out.add("unresolved-placeholder", occurrence.flag,
                     f"{occurrence.flag} contains the placeholder '{match.group(0)}'"
                     + ("; unquoted, the shell reads '<' and '>' as redirections" if not word.quoted else ""),
