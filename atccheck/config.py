@@ -193,12 +193,15 @@ def split_patterns(values: Iterable[str]) -> tuple[str, ...]:
 
 def check_rule_patterns(patterns: Iterable[str], where: str) -> None:
     """UsageError for a pattern that names no rule (a typo would silently select or ignore nothing)."""
-    from atccheck.rules import all_rules
+    from atccheck.rules import all_rules, command_rules
     from atccheck.target import closest
 
     known = [(r.code, r.name) for r in all_rules()] + list(ENGINE_FINDINGS)
     for pattern in patterns:
         if not any(rule_matches(pattern, code, name) for code, name in known):
+            if any(rule_matches(pattern, r.code, r.name) for r in command_rules()):
+                raise UsageError(f"{where}: '{pattern}' names atc command rules, which 'atccheck atc-cmd --lint' "
+                                 "reports; model checks run model rules only")
             near = closest(pattern, [c for c, _ in known] + [n for _, n in known])
             hint = f"; did you mean {', '.join(near)}?" if near else "; 'atccheck rule --all' lists the rules"
             raise UsageError(f"{where}: '{pattern}' matches no rule{hint}")

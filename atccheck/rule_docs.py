@@ -9,14 +9,16 @@ published (a setting; atccheck assumes no website of its own).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, Union
 
-from atccheck.rules.base import DOC_HEADINGS, Rule
+from atccheck.rules.base import DOC_HEADINGS, CommandRule, Rule
+
+AnyRule = Union[type[Rule], type[CommandRule]]
 
 DOCS_FOLDER = "docs/rules"
 
 
-def page_name(rule: type[Rule]) -> str:
+def page_name(rule: AnyRule) -> str:
     return f"{rule.name}.md"
 
 
@@ -27,7 +29,16 @@ def help_uri(rule_name: str, base: str | None) -> str | None:
     return f"{base.rstrip('/')}/{rule_name}.md"
 
 
-def applies_to(rule: type[Rule]) -> str:
+_STAGE_TEXT = {
+    "shell": "how the shell splits the text",
+    "parser": "ATC's option parser",
+    "values": "the flag values, checked against the facts (and the model when given)",
+}
+
+
+def applies_to(rule: AnyRule) -> str:
+    if issubclass(rule, CommandRule):
+        return f"an `atc` command line (`atccheck atc-cmd --lint`): {_STAGE_TEXT[rule.stage]}"
     if rule.fact_kind is not None:
         return f"standard-domain nodes of the ops `op_tables/op_facts.json` names in `{rule.fact_kind}` facts"
     if rule.node_ops is not Rule.node_ops:  # the rule picks its ops from a support table
@@ -39,25 +50,43 @@ def applies_to(rule: type[Rule]) -> str:
     return "standard-domain nodes of type " + ", ".join(f"`{op}`" for op in sorted(rule.op_types))
 
 
-def fix_line(rule: type[Rule]) -> str:
+def atc_reaction(atc_error: str | None, severity: str) -> str:
+    """What ATC does with a command defect: its error, or, without one, whether it fails at all.
+
+    An error-severity defect without a code is one ATC fails on with a code the catalogue does
+    not record (a --soc_version without a platform config, a bf16 mode on a chip without bf16);
+    below error severity ATC goes on without a word.
+    """
+    if atc_error:
+        return atc_error
+    if severity == "error":
+        return "fails (error code not catalogued)"
+    return "no error (silent)"
+
+
+def fix_line(rule: AnyRule) -> str:
+    if issubclass(rule, CommandRule):
+        return "manual (edit the command; `atccheck atc-cmd MODEL --soc SOC` writes one)"
     if rule.fix_pass == "manual":
         return "manual (no `atccheck fix` pass by default; a finding may name one)"
     safety = {True: "safe", False: "unsafe", None: "safety decided per finding"}[rule.fix_safe]
     return f"`atccheck fix` pass `{rule.fix_pass}` ({safety})"
 
 
-def rule_page(rule: type[Rule]) -> str:
+def _facts_lines(rule: AnyRule) -> list[str]:
+    lines = [f"Default severity: {rule.severity.value}", f"Applies to: {applies_to(rule)}"]
+    if issubclass(rule, CommandRule):
+        lines.append(f"ATC: {atc_reaction(rule.atc_error, rule.severity.value)}")
+    lines.append(f"Fix: {fix_line(rule)}")
+    if rule.aliases:
+        lines.append("Earlier name: " + ", ".join(f"`{a}`" for a in rule.aliases))
+    return lines
+
+
+def rule_page(rule: AnyRule) -> str:
     """The Markdown page of one rule."""
     docs = rule.docs()
-    lines = [
-        f"# {rule.code} {rule.name}",
-        "",
-        docs.summary,
-        "",
-        f"- Default severity: {rule.severity.value}",
-        f"- Applies to: {applies_to(rule)}",
-        f"- Fix: {fix_line(rule)}",
-    ]
+    lines = [f"# {rule.code} {rule.name}", "", docs.summary, "", *(f"- {line}" for line in _facts_lines(rule))]
     for heading in DOC_HEADINGS:
         body = docs.sections.get(heading)
         if body:
@@ -66,33 +95,32 @@ def rule_page(rule: type[Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def catalogue_page(rules: Sequence[type[Rule]]) -> str:
+def catalogue_page(rules: Sequence[AnyRule]) -> str:
     lines = [
         "# atccheck rules",
         "",
-        "Every rule `atccheck check` runs, by code. `atccheck rule NAME_OR_CODE` prints a page in the terminal.",
-        "",
-        "| Code | Name | Severity | Summary |",
-        "|---|---|---|---|",
+        "Every rule, by code. `atccheck rule NAME_OR_CODE` prints a page in the terminal.",
     ]
-    for rule in rules:
-        summary = rule.docs().summary.replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| {rule.code} | [{rule.name}]({page_name(rule)}) | {rule.severity.value} | {summary} |")
+    groups = (
+        ("Model rules", "What `atccheck check` runs on a model.", [r for r in rules if not issubclass(r, CommandRule)]),
+        ("Command rules", "What `atccheck atc-cmd MODEL --lint \"atc ...\"` reports on an `atc` command line.",
+         [r for r in rules if issubclass(r, CommandRule)]),
+    )
+    for title, intro, members in groups:
+        if not members:
+            continue
+        lines += ["", f"## {title}", "", intro, "", "| Code | Name | Severity | Summary |", "|---|---|---|---|"]
+        for rule in members:
+            summary = rule.docs().summary.replace("|", "\\|").replace("\n", " ")
+            lines.append(f"| {rule.code} | [{rule.name}]({page_name(rule)}) | {rule.severity.value} | {summary} |")
     lines += ["", "<!-- generated by tools/build_rule_docs.py; do not edit -->"]
     return "\n".join(lines) + "\n"
 
 
-def rule_text(rule: type[Rule]) -> str:
+def rule_text(rule: AnyRule) -> str:
     """The terminal form: the page without Markdown decoration of the title."""
     docs = rule.docs()
-    lines = [
-        f"{rule.code} {rule.name} ({rule.severity.value})",
-        "",
-        docs.summary,
-        "",
-        f"Applies to: {applies_to(rule)}",
-        f"Fix: {fix_line(rule)}",
-    ]
+    lines = [f"{rule.code} {rule.name} ({rule.severity.value})", "", docs.summary, "", *_facts_lines(rule)[1:]]
     for heading in DOC_HEADINGS:
         body = docs.sections.get(heading)
         if body:
@@ -100,7 +128,7 @@ def rule_text(rule: type[Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def expected_pages(rules: Sequence[type[Rule]]) -> dict[str, str]:
+def expected_pages(rules: Sequence[AnyRule]) -> dict[str, str]:
     """File name under docs/rules/ -> content, for the generator and its test."""
     pages = {page_name(rule): rule_page(rule) for rule in rules}
     pages["README.md"] = catalogue_page(rules)

@@ -97,6 +97,7 @@ def test_explicit_file_and_isolation(tmp_path):
     ('fail-on = "sometimes"\n', "'fail-on' must be one of"),
     ("device-memory = -1\n", "positive number of GiB"),
     ('ignore = ["AC999"]\n', "'AC999' matches no rule"),
+    ('select = ["gear-rule"]\n', "'gear-rule' names atc command rules, which 'atccheck atc-cmd --lint' reports"),
     ('rule-docs-url = "docs/rules"\n', "must be an absolute URL"),
     ('[per-node-ignores]\n"x*" = ["nonsense-rule"]\n', "'nonsense-rule' matches no rule"),
     ('[per-model-ignores]\n"*.onnx" = ["AC9"]\n', "per-model-ignores \"[*].onnx\".*'AC9' matches no rule"),

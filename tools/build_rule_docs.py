@@ -5,7 +5,7 @@ Usage::
 
     python tools/build_rule_docs.py [--out DIR] [--check]
 
-One page per registered rule (``docs/rules/<rule-name>.md``) plus the catalogue
+One page per registered rule, model rules and ``atc`` command rules alike (``docs/rules/<rule-name>.md``) plus the catalogue
 (``docs/rules/README.md``). Pages of rules that no longer exist are removed. ``--check``
 writes nothing and exits 1 when the committed pages differ from the docstrings (the test
 suite runs the same comparison). Run it after adding a rule or editing a rule's docstring.
@@ -21,20 +21,20 @@ PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
 from atccheck.rule_docs import DOCS_FOLDER, expected_pages  # noqa: E402
-from atccheck.rules import all_rules  # noqa: E402
+from atccheck.rules import catalogue  # noqa: E402
 
 
 def differences(out: Path, expected: dict[str, str] | None = None) -> list[str]:
     """File names under ``out`` that are missing, stale, or left over from a removed rule."""
     if expected is None:
-        expected = expected_pages(all_rules())
+        expected = expected_pages(catalogue())
     present = {p.name for p in out.glob("*.md")} if out.is_dir() else set()
     wrong = [name for name, text in expected.items() if not (out / name).is_file() or (out / name).read_text(encoding="utf-8") != text]
     return sorted([*wrong, *(present - set(expected))])
 
 
 def write(out: Path) -> list[str]:
-    expected = expected_pages(all_rules())
+    expected = expected_pages(catalogue())
     out.mkdir(parents=True, exist_ok=True)
     changed = differences(out, expected)
     for name in changed:

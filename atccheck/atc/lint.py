@@ -11,8 +11,8 @@ Two layers, as on a real machine:
 
 Then the values are checked with the rules the generator obeys (``spec.py``): soc literal,
 input names and ranks against the model, gear rules, dynamic shape per chip, precision.
-Every defect is a :class:`~atccheck.findings.Finding` with an AC5xx code from ``codes.py`` and
-the ATC error it would cause.
+Every defect is a :class:`~atccheck.findings.Finding` of a command rule (AC5xx, one module each
+under ``atccheck/rules/atc_cmd/``) with the ATC error it would cause.
 
 Where the user's intent is clear (two flags glued together, a space after ``=``, a unicode
 dash), the value checks run on what was meant, so one mistake gives one finding.
@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from atccheck.atc import codes as C
 from atccheck.atc.facts import (
     GEAR_FLAGS,
-    ONNX_FRAMEWORK,
     OPTIONS_TABLE,
     PARSER_SOURCE,
     REQUIRED_FLAGS,
@@ -47,12 +46,14 @@ from atccheck.atc.spec import (
     check_gear_count,
     check_gears_against_shape,
     check_names_and_ranks,
+    gear_option_for,
     model_inputs,
     parse_gears,
     parse_input_shape,
 )
 from atccheck.errors import UsageError
-from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.findings import Finding, Location, Severity
+from atccheck.rules import command_rule
 from atccheck.tables import tables
 from atccheck.target import DEFAULT_PROFILE, resolve_profile, resolve_soc
 
@@ -118,7 +119,7 @@ class LintResult:
 
 
 class _Collector:
-    """Builds findings with the code table's defaults."""
+    """Builds findings with the defaults of the command rule (``atccheck/rules/atc_cmd/``) that names each."""
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
@@ -126,17 +127,14 @@ class _Collector:
 
     def add(self, name: str, option: str | None, message: str, *, hint: str, source: str = PARSER_SOURCE,
             atc_error: str | None = "default", severity: Severity | None = None, data: dict | None = None) -> None:
-        code = C.lint_code(name)
-        self.findings.append(Finding(
-            code=code.code,
-            name=code.name,
-            severity=severity or code.severity,
-            message=message,
-            location=Location(graph=COMMAND_GRAPH, node=option),
+        rule = command_rule(name)
+        self.findings.append(rule.finding(
+            Location(graph=COMMAND_GRAPH, node=option),
+            message,
             hint=hint,
-            fix=FixSuggestion.manual(),
             source=source,
-            atc_error=code.atc_error if atc_error == "default" else atc_error,
+            atc_error=rule.atc_error if atc_error == "default" else atc_error,
+            severity=severity,
             data={**(data or {}), "line": self.line},
         ))
 
@@ -440,56 +438,6 @@ def _report_stray_words(words: list[Word], stray: list[Word], occurrences: list[
 # --------------------------------------------------------------------------- value checks
 
 
-def _check_duplicates(cmd: ParsedCommand, out: _Collector) -> None:
-    seen: dict[str, list[Occurrence]] = {}
-    for occurrence in cmd.occurrences:
-        seen.setdefault(occurrence.flag, []).append(occurrence)
-    for flag, items in seen.items():
-        values = [o.value for o in items]
-        if len(set(values)) > 1:
-            shown = " then ".join(f"'{v}'" for v in values)
-            out.add("duplicate-atc-flag", flag,
-                    f"{flag} is given {len(items)} times ({shown}); ATC keeps the last value, '{values[-1]}', "
-                    "without a word", hint=f"keep one {flag}", data={"values": values})
-
-
-def _check_placeholders(cmd: ParsedCommand, out: _Collector) -> None:
-    for occurrence in cmd.occurrences:
-        word = occurrence.word
-        if word is None or occurrence.value is None:
-            continue
-        required = occurrence.flag in REQUIRED_FLAGS["0"]
-        for expansion in word.expansions:
-            if expansion not in occurrence.value:
-                continue
-            empty = "an empty value (E10054 for a required flag)" if required else "an empty value"
-            out.add("unresolved-placeholder", occurrence.flag,
-                    f"{occurrence.flag} contains '{expansion}': the shell substitutes it, and when it is unset "
-                    f"ATC gets {empty}", hint=f"write the real value, or make sure {expansion} is set",
-                    atc_error="E10054" if required else None, data={"placeholder": expansion})
-        for match in _ANGLE.finditer(occurrence.value):
-            out.add("unresolved-placeholder", occurrence.flag,
-                    f"{occurrence.flag} contains the placeholder '{match.group(0)}'"
-                    + ("; unquoted, the shell reads '<' and '>' as redirections" if not word.quoted else ""),
-                    hint="replace the placeholder with the real value", atc_error=None,
-                    severity=Severity.ERROR, data={"placeholder": match.group(0)})
-
-
-def _check_required(cmd: ParsedCommand, out: _Collector) -> None:
-    mode = cmd.value("--mode") or "0"
-    for flag in REQUIRED_FLAGS.get(mode, ()):
-        occurrence = cmd.last(flag)
-        if occurrence is None:
-            code = "E10007" if flag == "--framework" else "E10054"
-            out.add("missing-required-flag", flag, f"{flag} is required for --mode={mode} and is not given",
-                    hint=f"add {flag}=..." + (" (5 for ONNX)" if flag == "--framework" else ""), atc_error=code,
-                    source="shared/reference/atc_options.json dependency_rules")
-        elif occurrence.value == "" and not occurrence.intended:
-            out.add("missing-required-flag", flag, f"{flag} is given with an empty value",
-                    hint=f"give {flag} its value", atc_error="E10054",
-                    source="shared/reference/atc_options.json dependency_rules")
-
-
 def _check_enums(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo], profile: "Profile | None") -> None:
     for occurrence in cmd.occurrences:
         info = flags[occurrence.flag]
@@ -537,44 +485,6 @@ def _removal_applies(info: FlagInfo, profile: "Profile | None") -> bool:
         return True
     origin = info.source.split("/", 1)[0]
     return profile.mapping_from.split("-", 1)[0] == origin
-
-
-def _check_framework_format(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagInfo], onnx_model: bool) -> None:
-    framework = cmd.last("--framework")
-    if framework is not None and framework.value is not None and not framework.has_expansion:
-        allowed = flags["--framework"].allowed or ()
-        if framework.value not in allowed:
-            out.add("wrong-framework", "--framework", f"'{framework.value}' is not a framework (0, 1, 3, 5)",
-                    hint="--framework=5 for ONNX", atc_error="E10007", source=flags["--framework"].source)
-        elif framework.value != ONNX_FRAMEWORK and onnx_model:
-            out.add("wrong-framework", "--framework",
-                    f"--framework={framework.value} for an ONNX model: ATC parses the file as another framework's "
-                    "format and fails", hint="--framework=5 for ONNX", atc_error="E13005",
-                    source="shared/reference/notes/atc_cli.md rule 22")
-    fmt = cmd.last("--input_format")
-    if fmt is not None and fmt.value is not None and not fmt.has_expansion:
-        allowed = flags["--input_format"].allowed or ("NCHW", "ND", "NCDHW")
-        if fmt.value not in allowed:
-            what = "NHWC is rejected for ONNX" if fmt.value.upper() == "NHWC" else f"'{fmt.value}' is not a format"
-            out.add("nhwc-for-onnx", "--input_format",
-                    f"{what}: ATC accepts only {', '.join(allowed)} for ONNX (\"The value must be NCHW, ND or NCDHW "
-                    "in ONNX model.\")", hint="NCHW for 4-D image inputs, NCDHW for 5-D, ND otherwise",
-                    atc_error="E10001", source=flags["--input_format"].source)
-
-
-def _check_output(cmd: ParsedCommand, out: _Collector) -> None:
-    output = cmd.value("--output")
-    if not output:
-        return
-    if output.endswith("/"):
-        out.add("output-not-a-base-name", "--output",
-                f"'{output}' ends with '/': ATC needs a file base name in that folder", hint=f"{output}model",
-                atc_error="E10022", source="hicann/ge@ffdcbc9f7:api/atc/main_impl.cc")
-    elif output.endswith(".om"):
-        out.add("output-not-a-base-name", "--output",
-                f"'{output}' ends with .om: ATC appends .om itself and writes '{output}.om'",
-                hint=f"--output={output[:-3]}", atc_error=None, severity=Severity.WARNING,
-                source="shared/reference/atc_options.json --output")
 
 
 def _known_invalid_soc(value: str, entries: Sequence[str]) -> str | None:
@@ -650,14 +560,16 @@ _PROBLEM_FINDINGS = {
     "input-name": ("input-name-not-in-model", "use the exact graph input names (initializers excluded)"),
     "input-rank": ("input-rank-mismatch", "give as many dims as the model input has"),
     "gear-rule": ("gear-rule", "see the gear rules in docs/atc.md, or let 'atccheck atc-cmd' write the command"),
-    "dynamic-shape": ("dynamic-shape-on-static-chip",
-                      "give static shapes, or gears (--dynamic_batch_size/--dynamic_image_size/--dynamic_dims)"),
+    "dynamic-shape": ("dynamic-shape-on-static-chip", "give static shapes, or gears ({gear})"),
+    "dynamic-shape-release": ("dynamic-shape-not-in-release", "give static shapes, or gears ({gear})"),
 }
 
 
-def _shape_problems_to_findings(problems: Iterable[Problem], out: _Collector) -> None:
+def _shape_problems_to_findings(problems: Iterable[Problem], out: _Collector,
+                                entries: Sequence[ShapeEntry] = ()) -> None:
     for problem in problems:
         name, hint = _PROBLEM_FINDINGS[problem.kind]
+        hint = hint.format(gear=gear_option_for(entries)) if "{gear}" in hint else hint
         out.add(name, problem.option, problem.message, hint=hint, atc_error=problem.atc_error, source=problem.source)
 
 
@@ -713,7 +625,8 @@ def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto |
             elif entries:
                 _shape_problems_to_findings(check_gears_against_shape(gears, _complete(entries, model)), out)
     elif entries:
-        _shape_problems_to_findings(check_dynamic_mode(_complete(entries, model), soc, profile), out)
+        complete = _complete(entries, model)
+        _shape_problems_to_findings(check_dynamic_mode(complete, soc, profile), out, complete)
 
 
 def _names_around_expansions(value: str) -> list[str]:
@@ -737,41 +650,29 @@ def _complete(entries: list[ShapeEntry], model: "onnx.ModelProto | None") -> lis
     return list(entries) + rest
 
 
-def _check_precision(cmd: ParsedCommand, out: _Collector, soc: "Soc | None", tbl: "Tables") -> None:
-    v1 = cmd.last("--precision_mode")
-    v2 = cmd.last("--precision_mode_v2")
-    if v1 is not None and v2 is not None:
-        out.add("precision-mode-conflict", "--precision_mode_v2",
-                "--precision_mode and --precision_mode_v2 are both set: \"Cannot configure both parameters\"",
-                hint="keep one (prefer --precision_mode_v2 where the release has it)", atc_error="E10056",
-                source="shared/reference/atc_options.json mutual_exclusion_groups")
-    if soc is None:
-        return
-    bf16 = set(tbl.atc_options_extra.get("precision_bf16_values", ()))
-    hif8 = set(tbl.atc_options_extra.get("precision_hif8_values", ()))
-    for occurrence in (v1, v2):
-        if occurrence is None or occurrence.value is None:
-            continue
-        if occurrence.value in bf16 and not soc.bf16_precision:
-            out.add("precision-mode-conflict", occurrence.flag,
-                    f"{occurrence.value} needs bf16 support, which {soc.name} lacks (bf16 modes: Atlas A2/A3, 310B, "
-                    "950); the ATC error code for it is not catalogued", hint="use a fp16 or fp32 mode",
-                    atc_error=None, source=tbl.atc_options_extra.get("precision_source", OPTIONS_TABLE))
-        elif occurrence.value in hif8:
-            out.add("precision-mode-conflict", occurrence.flag,
-                    f"{occurrence.value} exists only on Ascend 950 chips, not on {soc.name}",
-                    hint="use a fp16 or fp32 mode", atc_error=None,
-                    source=tbl.atc_options_extra.get("precision_source", OPTIONS_TABLE))
+# --------------------------------------------------------------------------- command rules
 
 
-def _check_model_path(cmd: ParsedCommand, out: _Collector, model_path: str | None) -> None:
-    named = cmd.value("--model")
-    if not named or not model_path or cmd.last("--model").has_expansion:  # type: ignore[union-attr]
-        return
-    if os.path.basename(named) != os.path.basename(model_path):
-        out.add("model-path-mismatch", "--model",
-                f"--model names '{named}', but the lint used '{model_path}'; input names and ranks were checked "
-                "against the latter", hint="lint against the model the command converts", atc_error=None)
+@dataclass(frozen=True)
+class CommandContext:
+    """What a command rule's ``check`` reads besides the parsed command (``soc``: the chip, once known)."""
+
+    out: _Collector
+    tables: "Tables"
+    flags: dict[str, FlagInfo]
+    profile: "Profile | None"
+    model: "onnx.ModelProto | None"
+    model_path: str | None
+    soc: "Soc | None" = None
+    onnx_model: bool = False  # the model is ONNX (given, or --model / the model path ends in .onnx)
+
+
+PLACEHOLDER = _ANGLE  # a '<name>' left from a template; the unresolved-placeholder rule reads it
+
+
+def _run(name: str, cmd: ParsedCommand, ctx: CommandContext) -> None:
+    """Run the ``check`` of the command rule ``name`` (its module under ``atccheck/rules/atc_cmd/``)."""
+    command_rule(name).check(cmd, ctx)
 
 
 # --------------------------------------------------------------------------- entry point
@@ -810,15 +711,18 @@ def lint_command(
         out.line = line
         cmd = parse_atc_words(words, out, flags, line)
         parsed.append(cmd)
-        _check_duplicates(cmd, out)
-        _check_placeholders(cmd, out)
-        _check_required(cmd, out)
+        ctx = CommandContext(out, tbl, flags, profile, model, model_path)
+        _run("duplicate-atc-flag", cmd, ctx)
+        _run("unresolved-placeholder", cmd, ctx)
+        _run("missing-required-flag", cmd, ctx)
         _check_enums(cmd, out, flags, profile)
         named = cmd.value("--model") or ""
-        _check_framework_format(cmd, out, flags, onnx_model or named.endswith(".onnx"))
-        _check_output(cmd, out)
+        model_ctx = replace(ctx, onnx_model=onnx_model or named.endswith(".onnx"))
+        _run("wrong-framework", cmd, model_ctx)
+        _run("nhwc-for-onnx", cmd, model_ctx)
+        _run("output-not-a-base-name", cmd, ctx)
         chip = _check_soc(cmd, out, tbl, profile) or fallback_soc
         _check_shapes(cmd, out, model, chip, profile, tbl)
-        _check_precision(cmd, out, chip, tbl)
-        _check_model_path(cmd, out, model_path)
+        _run("precision-mode-conflict", cmd, replace(ctx, soc=chip))
+        _run("model-path-mismatch", cmd, ctx)
     return LintResult(tuple(parsed), tuple(out.findings))

@@ -26,6 +26,8 @@ INT64_MAX = 2**63 - 1
 SHAPE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc"
 GEAR_SOURCE = "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc"
 DYNAMIC_SOURCE = "shared/reference/atc_options.json --input_shape (ranges not supported on Ascend310/310B)"
+RELEASE_DYNAMIC_SOURCE = ("shared/reference/notes/atc_cli.md rule 12 (CANN <= 6.x); "
+                          "op_tables/profiles.json input_shape_ranges")
 
 
 @dataclass(frozen=True)
@@ -298,22 +300,43 @@ def gear_shapes(gears: Gears, entries: Sequence[ShapeEntry]) -> list[tuple[str, 
     return result
 
 
+def gear_option_for(entries: Sequence[ShapeEntry]) -> str:
+    """The gear option whose rules the -1 axes of ``entries`` fit (notes/atc_cli.md rules 13-15).
+
+    --dynamic_batch_size when only axis 0 of inputs is -1; --dynamic_image_size when the -1s
+    are exactly H and W of 4-D inputs; --dynamic_dims otherwise (batch and sequence both -1).
+    A ``lo~hi`` range counts as a -1: gears replace it.
+    """
+    variable = [(e, {i for i, d in enumerate(e.dims) if d == -1 or isinstance(d, tuple)}) for e in entries]
+    variable = [(e, axes) for e, axes in variable if axes]
+    if variable and all(axes == {0} for _, axes in variable):
+        return "--dynamic_batch_size"
+    if variable and all(len(e.dims) == 4 and axes == {2, 3} for e, axes in variable):
+        return "--dynamic_image_size"
+    return "--dynamic_dims"
+
+
 def check_dynamic_mode(entries: Sequence[ShapeEntry], soc: Soc | None, profile: Profile | None) -> list[Problem]:
-    """-1 or ranges without a gear option mean dynamic-shape compilation: chip and release must allow it."""
+    """-1 or ranges without a gear option mean dynamic-shape compilation: chip and release must allow it.
+
+    The release's limit is kind ``dynamic-shape-release``, the chip's ``dynamic-shape``.
+    """
     problems: list[Problem] = []
     dynamic = [e for e in entries if e.minus_one_axes or e.has_range]
     if not dynamic:
         return problems
     first = dynamic[0]
+    gear = gear_option_for(entries)
     if profile is not None and not profile.input_shape_ranges:
         if first.has_range:
             problems.append(Problem(
                 "--input_shape", f"input '{first.name}' uses a '~' range, which CANN {profile.id} does not accept in "
-                "--input_shape", "E10002", "dynamic-shape", DYNAMIC_SOURCE))
+                "--input_shape", "E10002", "dynamic-shape-release", RELEASE_DYNAMIC_SOURCE))
         else:
             problems.append(Problem(
                 "--input_shape", f"input '{first.name}' keeps -1 without a gear option; CANN {profile.id} needs "
-                "--dynamic_batch_size (or another gear option) for -1", "E10011", "dynamic-shape", DYNAMIC_SOURCE))
+                f"a gear option for -1 ({gear} fits these -1 axes)", "E10011", "dynamic-shape-release",
+                RELEASE_DYNAMIC_SOURCE))
     if soc is not None and not soc.dynamic_shape:
         what = "a '~' range" if first.has_range else "-1 without a gear option"
         problems.append(Problem(

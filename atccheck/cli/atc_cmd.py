@@ -140,6 +140,7 @@ def _lint(model, model_path, text, where, soc, cann, fmt, precision_mode):
 
 def _lint_text(result, where, suggested, color) -> str:
     from atccheck.emit.text import COLOURS  # the same severity colours as check's text report
+    from atccheck.rule_docs import atc_reaction
 
     def style(text, **kw):
         return click.style(text, **kw) if color else text
@@ -150,7 +151,7 @@ def _lint_text(result, where, suggested, color) -> str:
         head = f"{where}:{f.data.get('line', 1)}: {f.severity.value} {f.code} {f.name}{option}"
         lines.append(style(head, fg=COLOURS[f.severity], bold=True))
         lines.append(f"    {f.message}")
-        extras = [f"ATC: {f.atc_error}" if f.atc_error else "ATC: no error (silent)"]
+        extras = [f"ATC: {atc_reaction(f.atc_error, f.severity.value)}"]
         extras.append(f"hint: {f.hint}")
         lines.append("    " + " | ".join(extras))
     counts = result.counts()

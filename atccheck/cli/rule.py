@@ -11,19 +11,20 @@ from atccheck.cli.options import error_boundary
 
 @click.command("rule")
 @click.argument("name_or_code", required=False)
-@click.option("--all", "show_all", is_flag=True, help="List every rule: code, name, severity, summary.")
+@click.option("--all", "show_all", is_flag=True,
+              help="List every rule (model rules and atc command rules): code, name, severity, summary.")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 @error_boundary
 def rule_command(name_or_code, show_all, fmt):
     """Print the documentation of the rule NAME_OR_CODE (unsupported-op, AC101), or --all rules."""
     from atccheck.errors import UsageError
     from atccheck.rule_docs import catalogue_page, rule_page, rule_text
-    from atccheck.rules import all_rules, find_rule
+    from atccheck.rules import catalogue, find_rule
     from atccheck.target import closest
 
     if show_all == bool(name_or_code):
         raise UsageError("give a rule name or code, or --all")
-    rules = all_rules()
+    rules = catalogue()
     if show_all:
         if fmt == "json":
             click.echo(json.dumps([_rule_dict(r) for r in rules], indent=2, ensure_ascii=False))
@@ -61,6 +62,7 @@ def _rule_dict(rule, full: bool = False) -> dict:
         "applies_to": applies_to(rule),
         "fix": rule.fix_pass,
         "fix_safe": rule.fix_safe,
+        "kind": rule.kind,
     }
     if full:
         doc["sections"] = dict(docs.sections)

@@ -1,29 +1,68 @@
-"""The rule catalogue: one rule per module in this package."""
+"""The rule catalogue: one rule per module in this package.
+
+Model rules (:class:`Rule`) are the modules of this package; command rules
+(:class:`CommandRule`, the ``atc`` command-line lint) are the modules of ``atc_cmd/``. Both
+register in one registry; :func:`all_rules` gives the model rules ``atccheck check`` runs,
+:func:`command_rules` the ones the lint reports under, :func:`catalogue` both.
+"""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 from functools import lru_cache
+from typing import Union
 
-from atccheck.rules.base import Rule, register, registered_rules
+from atccheck.rules.base import CommandRule, Rule, register, registered_rules
 
-__all__ = ["Rule", "all_rules", "find_rule", "register", "rule_matches"]
+__all__ = ["CommandRule", "Rule", "all_rules", "catalogue", "command_rule", "command_rules", "find_rule",
+           "register", "rule_matches"]
+
+AnyRule = Union[type[Rule], type[CommandRule]]
+_COMMAND_PACKAGE = "atc_cmd"
+
+
+def _import_package(path: list[str], prefix: str) -> None:
+    for info in pkgutil.iter_modules(path):
+        if info.name != "base" and not info.name.startswith("_") and not info.ispkg:
+            importlib.import_module(f"{prefix}.{info.name}")
 
 
 @lru_cache(maxsize=1)
 def all_rules() -> tuple[type[Rule], ...]:
-    """Every rule class, ordered by code (modules are imported on first call)."""
-    for info in pkgutil.iter_modules(__path__):
-        if info.name != "base" and not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
-    return tuple(registered_rules().values())
+    """The model rules (what ``atccheck check`` runs), ordered by code; imported on first call."""
+    _import_package(__path__, __name__)
+    return tuple(r for r in registered_rules().values() if issubclass(r, Rule))
 
 
-def find_rule(name_or_code: str) -> type[Rule] | None:
+@lru_cache(maxsize=1)
+def command_rules() -> tuple[type[CommandRule], ...]:
+    """The ``atc`` command-line rules (what ``atccheck atc-cmd --lint`` reports), ordered by code."""
+    package = importlib.import_module(f"{__name__}.{_COMMAND_PACKAGE}")
+    _import_package(list(package.__path__), package.__name__)
+    return tuple(r for r in registered_rules().values() if issubclass(r, CommandRule))
+
+
+def catalogue() -> tuple[AnyRule, ...]:
+    """Every rule of both kinds, ordered by code."""
+    return tuple(sorted((*all_rules(), *command_rules()), key=lambda r: r.code))
+
+
+def command_rule(name: str) -> type[CommandRule]:
+    """The command rule named ``name``; KeyError for any other name (a model rule included)."""
+    return _command_rules_by_name()[name]
+
+
+@lru_cache(maxsize=1)
+def _command_rules_by_name() -> dict[str, type[CommandRule]]:
+    return {rule.name: rule for rule in command_rules()}
+
+
+def find_rule(name_or_code: str) -> AnyRule | None:
+    """A rule of either kind by code, name or earlier name."""
     key = name_or_code.strip()
-    for rule in all_rules():
-        if key.upper() == rule.code or key.lower() == rule.name:
+    for rule in catalogue():
+        if key.upper() == rule.code or key.lower() == rule.name or key.lower() in rule.aliases:
             return rule
     return None
 

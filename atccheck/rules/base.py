@@ -4,6 +4,11 @@ A rule is a class in its own module under ``atccheck/rules/``, decorated with
 :func:`register`. It detects; it never changes the model. Its docstring is its
 documentation, under the headings ``What it does``, ``Why``, ``Example``, ``Fix`` and
 ``Facts`` (``atccheck rule NAME`` prints it).
+
+Two kinds share the one registry (one code and name space, one documentation format):
+:class:`Rule` reads a model graph (``atccheck check``), :class:`CommandRule` reads an ``atc``
+command line (``atccheck atc-cmd --lint``, modules under ``atccheck/rules/atc_cmd/``). Each
+runner asks for its own kind only.
 """
 
 from __future__ import annotations
@@ -11,12 +16,13 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, TypeVar
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.lint import CommandContext, ParsedCommand
     from atccheck.tables import Tables
 
 CODE_PATTERN = re.compile(r"^AC\d{3}$")
@@ -37,21 +43,49 @@ class RuleDocs:
         return "\n\n".join(parts)
 
 
-class Rule:
-    """Base class. Subclasses set the class attributes and override check_model and/or check_node."""
+class _Documented:
+    """What every catalogue entry has: identity, default severity, and its docstring as documentation."""
 
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity]
+    kind: ClassVar[str]
+    # Earlier names that still find the rule (``atccheck rule OLD-NAME``).
+    aliases: ClassVar[tuple[str, ...]] = ()
+    fix_pass: ClassVar[str] = FixSuggestion.MANUAL
+    fix_safe: ClassVar[bool | None] = None
+
+    @classmethod
+    def docs(cls) -> RuleDocs:
+        text = inspect.cleandoc(cls.__doc__ or "")
+        summary, _, rest = text.partition("\n\n")
+        sections: dict[str, str] = {}
+        current = None
+        lines: list[str] = []
+        for line in rest.splitlines():
+            match = re.match(r"^## (.+)$", line)
+            if match:
+                if current:
+                    sections[current] = "\n".join(lines).strip()
+                current, lines = match.group(1).strip(), []
+            else:
+                lines.append(line)
+        if current:
+            sections[current] = "\n".join(lines).strip()
+        return RuleDocs(summary=summary.strip(), sections=sections)
+
+
+class Rule(_Documented):
+    """Base class. Subclasses set the class attributes and override check_model and/or check_node."""
+
+    kind: ClassVar[str] = "model"
     # Node dispatch: None = every node; a set = standard-domain nodes of these op types;
     # empty = model-level rule only.
     op_types: ClassVar[frozenset[str] | None] = frozenset()
     # Set instead of op_types: standard-domain nodes of the ops the op_facts.json facts of this
     # kind name (the ops are data, not code).
     fact_kind: ClassVar[str | None] = None
-    # Default fix suggestion attached to findings.
-    fix_pass: ClassVar[str] = FixSuggestion.MANUAL
-    fix_safe: ClassVar[bool | None] = None
+    # Default fix suggestion attached to findings (class attributes fix_pass, fix_safe).
 
     def node_ops(self, tables: "Tables") -> frozenset[str] | None:
         """The op types this rule's check_node sees (None: every node), for the engine's dispatch."""
@@ -98,39 +132,76 @@ class Rule:
             data=data or {},
         )
 
+
+class CommandRule(_Documented):
+    """Base class of the rules that read an ``atc`` command line, not a model.
+
+    The lint (``atccheck.atc.lint``) parses the command as ATC's option parser does, then runs
+    the value checks; a rule with its own reading of the values implements :meth:`check`, the
+    others are reported by the lint under the rule that names them (through :meth:`finding`). ``atc_error`` is ATC's usual reaction: an error code from the catalogue,
+    ATC's own parser line, or None when ATC says nothing (a finding may name a more precise code).
+    ``stage`` says when the defect shows: ``shell`` (how the shell splits the text), ``parser``
+    (ATC's option parser) or ``values`` (the values against the facts and the model).
+    """
+
+    kind: ClassVar[str] = "atc-command"
+    atc_error: ClassVar[str | None] = None
+    stage: ClassVar[str] = "values"
+
     @classmethod
-    def docs(cls) -> RuleDocs:
-        text = inspect.cleandoc(cls.__doc__ or "")
-        summary, _, rest = text.partition("\n\n")
-        sections: dict[str, str] = {}
-        current = None
-        lines: list[str] = []
-        for line in rest.splitlines():
-            match = re.match(r"^## (.+)$", line)
-            if match:
-                if current:
-                    sections[current] = "\n".join(lines).strip()
-                current, lines = match.group(1).strip(), []
-            else:
-                lines.append(line)
-        if current:
-            sections[current] = "\n".join(lines).strip()
-        return RuleDocs(summary=summary.strip(), sections=sections)
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        """Report this rule's defects of one parsed command through ``ctx.out``.
+
+        Rules of the ``shell`` and ``parser`` stages, and value checks that share one reading
+        of the command with other rules, are reported by the lint itself; their check is empty.
+        """
+
+    @classmethod
+    def finding(
+        cls,
+        location: Location,
+        message: str,
+        *,
+        hint: str,
+        source: str,
+        atc_error: str | None,
+        severity: Severity | None = None,
+        data: Mapping[str, Any] | None = None,
+    ) -> Finding:
+        return Finding(
+            code=cls.code,
+            name=cls.name,
+            severity=severity or cls.severity,
+            message=message,
+            location=location,
+            hint=hint,
+            fix=FixSuggestion.manual(),
+            source=source,
+            atc_error=atc_error,
+            data=data or {},
+        )
 
 
-_RULES: dict[str, type[Rule]] = {}
+_R = TypeVar("_R", bound="type[_Documented]")
+_RULES: dict[str, type[_Documented]] = {}
+_STAGES = ("shell", "parser", "values")
 
 
-def register(cls: type[Rule]) -> type[Rule]:
+def register(cls: _R) -> _R:
     """Add a rule class to the registry; refuses bad or duplicate codes and names."""
     if not CODE_PATTERN.match(getattr(cls, "code", "")):
         raise ValueError(f"{cls.__name__}: code must look like AC123")
     if not NAME_PATTERN.match(getattr(cls, "name", "")):
         raise ValueError(f"{cls.__name__}: name must be kebab-case")
+    if not (issubclass(cls, Rule) or issubclass(cls, CommandRule)):
+        raise ValueError(f"{cls.__name__}: a rule derives from Rule or CommandRule")
+    if issubclass(cls, CommandRule) and cls.stage not in _STAGES:
+        raise ValueError(f"{cls.__name__}: stage must be one of {', '.join(_STAGES)}")
     for other in _RULES.values():
         if other is cls:
             return cls
-        if other.code == cls.code or other.name == cls.name:
+        names = {cls.name, *cls.aliases}
+        if other.code == cls.code or names & {other.name, *other.aliases}:
             raise ValueError(f"{cls.__name__}: duplicate rule {cls.code} {cls.name} (already {other.__name__})")
     docs = cls.docs()
     missing = [h for h in DOC_HEADINGS if not docs.sections.get(h)]
@@ -140,5 +211,6 @@ def register(cls: type[Rule]) -> type[Rule]:
     return cls
 
 
-def registered_rules() -> dict[str, type[Rule]]:
+def registered_rules() -> dict[str, type[_Documented]]:
+    """Every registered rule of both kinds, by code."""
     return dict(sorted(_RULES.items()))

@@ -1,0 +1,61 @@
+"""missing-required-flag: A flag the mode requires is absent or empty (``--model``, ``--framework``, ``--output``, ``--soc_version``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from atccheck.atc.facts import REQUIRED_FLAGS
+from atccheck.findings import Severity
+from atccheck.rules.base import CommandRule, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.lint import CommandContext, ParsedCommand, _Collector
+
+
+@register
+class MissingRequiredFlag(CommandRule):
+    """A flag the mode requires is absent or empty (``--model``, ``--framework``, ``--output``, ``--soc_version``).
+
+    ## What it does
+    Reads ``--mode`` (0 when absent) and checks that each flag that mode requires is given with a
+    value.
+
+    ## Why
+    ATC checks the required flags before anything else: an absent or empty one stops it with
+    E10054, ``--framework`` with E10007.
+
+    ## Example
+    ``atc --model=m.onnx --framework=5 --output=net`` (no ``--soc_version``).
+
+    ## Fix
+    Add the flag: ``--soc_version=Ascend310P3``; ``--framework=5`` for ONNX.
+
+    ## Facts
+    ``shared/reference/atc_options.json`` ``dependency_rules``; ``notes/atc_cli.md`` rule 4;
+    ``atc_error_codes.json`` E10054, E10007.
+    """
+
+    code = "AC512"
+    name = "missing-required-flag"
+    severity = Severity.ERROR
+    atc_error = "E10054"
+    stage = "values"
+
+    @classmethod
+    def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
+        _check_required(cmd, ctx.out)
+
+
+def _check_required(cmd: ParsedCommand, out: _Collector) -> None:
+    mode = cmd.value("--mode") or "0"
+    for flag in REQUIRED_FLAGS.get(mode, ()):
+        occurrence = cmd.last(flag)
+        if occurrence is None:
+            code = "E10007" if flag == "--framework" else "E10054"
+            out.add("missing-required-flag", flag, f"{flag} is required for --mode={mode} and is not given",
+                    hint=f"add {flag}=..." + (" (5 for ONNX)" if flag == "--framework" else ""), atc_error=code,
+                    source="shared/reference/atc_options.json dependency_rules")
+        elif occurrence.value == "" and not occurrence.intended:
+            out.add("missing-required-flag", flag, f"{flag} is given with an empty value",
+                    hint=f"give {flag} its value", atc_error="E10054",
+                    source="shared/reference/atc_options.json dependency_rules")
