@@ -198,7 +198,7 @@ def compare(original: Path, fixed: Path, shapes: dict[str, list[int]], given) ->
 # ---------------------------------------------------------------- one model
 
 
-def bench_one(recipe, path: Path, atccheck: list[str], soc: str, cann: str, timeout: float) -> dict:
+def bench_one(recipe, path: Path, atccheck: list[str], soc: str, cann: str, timeout: float, fixed_dir: Path) -> dict:
     row: dict = {"name": recipe.name, "class": recipe.cls, "how": recipe.how, "input_shape": recipe.input_shape,
                  "model": str(path)}
     common = ["--soc", soc, "--cann", cann] + (["--input-shape", recipe.input_shape] if recipe.input_shape else [])
@@ -208,6 +208,8 @@ def bench_one(recipe, path: Path, atccheck: list[str], soc: str, cann: str, time
         return row
     report = data["reports"][0] if "reports" in data else data
     row["before"] = dict(errors_of(report.get("findings", [])))
+    row["before_warnings"] = dict(collections.Counter(f["name"] for f in report.get("findings", [])
+                                                      if f.get("severity") == "warning"))
     row["before_plain"] = row["before"]
     if recipe.input_shape:  # what a user sees first: check without --input-shape
         _, plain, _ = run_json(atccheck + ["check", str(path), "--soc", soc, "--cann", cann, "--format", "json"],
@@ -220,7 +222,6 @@ def bench_one(recipe, path: Path, atccheck: list[str], soc: str, cann: str, time
                    + (" (without it: " + ", ".join(sorted(row["before_plain"])) + ")" if row["before_plain"] else ""))
         return row
     given = recipe.inputs() if recipe.inputs else None
-    fixed_dir = OUT / "fixed"
     fixed_dir.mkdir(parents=True, exist_ok=True)
     output = fixed_dir / f"{recipe.name}.atc.onnx"
     for stale in fixed_dir.glob(f"{recipe.name}.atc.onnx*"):
@@ -241,6 +242,7 @@ def bench_one(recipe, path: Path, atccheck: list[str], soc: str, cann: str, time
     row["verification_reason"] = (data.get("verification") or {}).get("reason")
     remaining = data.get("remaining") or []
     row["after"] = dict(errors_of(remaining))
+    row["after_warnings"] = dict(collections.Counter(f["name"] for f in remaining if f.get("severity") == "warning"))
     row["remaining"] = [
         {"name": f["name"], "op": f.get("op_type"), "node": f.get("node"), "fix": f.get("fix"),
          "why": (f.get("why") or "")[:400]}
@@ -384,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, default=None, help="also write the report and details to FILE")
     parser.add_argument("--json", type=Path, default=None, help="also write the raw rows to FILE")
     parser.add_argument("--rebuild", action="store_true", help="export the models again")
+    parser.add_argument("--fixed-dir", type=Path, default=OUT / "fixed",
+                        help="where fix writes its models (one folder per atccheck version compared)")
     parser.add_argument("--build-only", action="store_true")
     args = parser.parse_args(argv)
 
@@ -410,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.build_only:
             print(f"[built] {recipe.name} ({time.perf_counter() - start:.1f} s)", file=sys.stderr, flush=True)
             continue
-        row = bench_one(recipe, path, atccheck, args.soc, args.cann, args.timeout)
+        row = bench_one(recipe, path, atccheck, args.soc, args.cann, args.timeout, args.fixed_dir)
         rows.append(row)
         print(f"[{row['outcome']}] {recipe.name} ({time.perf_counter() - start:.1f} s) {row.get('reason') or ''}"[:300],
               file=sys.stderr, flush=True)
