@@ -261,9 +261,12 @@ def bench_one(recipe, path: Path, atccheck: list[str], soc: str, cann: str, time
         row["outcome"] = "error-free, not verified"
         row["reason"] = (f"verification {row['verification']}: {row['verification_reason']}" if row["verification"]
                          != "verified" else f"written model: {row['ort']}")
-    elif rc == 1:
+    elif rc == 1 and row["after"]:
         row["outcome"] = "errors remain"
         row["reason"] = ", ".join(f"{k} x{v}" for k, v in sorted(row["after"].items()))
+    elif rc == 1:
+        row["outcome"] = "fix-failed"
+        row["reason"] = f"fix exit 1 with no error finding left (written model: {row['ort']}): {last_line(err)}"
     else:
         row["outcome"] = "fix-failed"
         row["reason"] = f"fix exit {rc}: {last_line(err)}"
@@ -389,6 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fixed-dir", type=Path, default=OUT / "fixed",
                         help="where fix writes its models (one folder per atccheck version compared)")
     parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--reuse-clean", type=Path, default=None, metavar="JSON",
+                        help="take the rows of models that were clean in this earlier --json run instead of checking "
+                             "them again (saves time; say so when quoting the figures)")
     args = parser.parse_args(argv)
 
     exe = args.atccheck or shutil.which("atccheck", path=str(Path(sys.executable).parent)) or shutil.which("atccheck")
@@ -404,7 +410,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {m}: {INSTALL.get(m, 'pip install ' + m)}", file=sys.stderr)
     label = args.label or f"atccheck at {exe}"
     rows, skipped = [], []
+    reused = {}
+    if args.reuse_clean:
+        reused = {r["name"]: r for r in json.loads(args.reuse_clean.read_text())["rows"] if r["outcome"] == "clean"}
+        label += f"; rows of models clean in {args.reuse_clean.name} reused"
     for recipe in recipes:
+        if recipe.name in reused:
+            rows.append(dict(reused[recipe.name], reused=True))
+            continue
         start = time.perf_counter()
         path, why = build(recipe, args.rebuild)
         if path is None:
