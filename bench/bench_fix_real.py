@@ -378,6 +378,40 @@ def details(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def compare_runs(paths: list[Path]) -> str:
+    """Side by side: the outcome of every model in several --json runs (one column per run)."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    short = {"fixed": "fixed", "clean": "clean", "errors remain": "errors", "error-free, not verified": "unverified",
+             "fix-failed": "fix failed", "fix-crashed": "fix crashed", "check-failed": "check failed"}
+    lines = ["| run | fixed / failing check | share |", "|---|---|---|"]
+    for i, run in enumerate(runs, 1):
+        failing = [r for r in run["rows"] if r["outcome"] not in ("clean", "check-failed")]
+        n = sum(r["outcome"] == "fixed" for r in failing)
+        lines.append(f"| {i}: {run['label']} | {n} / {len(failing)} | {n / max(len(failing), 1):.0%} |")
+    lines += ["", "| model | class | " + " | ".join(str(i) for i in range(1, len(runs) + 1)) + " |",
+              "|---|---|" + "---|" * len(runs)]
+    names = list(dict.fromkeys(r["name"] for run in runs for r in run["rows"]))
+    by_run = [{r["name"]: r for r in run["rows"]} for run in runs]
+    for name in names:
+        cells, cls = [], ""
+        for rows in by_run:
+            r = rows.get(name)
+            if r is None:
+                cells.append("-")
+                continue
+            cls = r["class"]
+            cell = short.get(r["outcome"], r["outcome"])
+            if r["outcome"] == "errors remain":
+                cell += ": " + ", ".join(sorted(r.get("after", {})))
+            cells.append(cell)
+        if all(c == "clean" for c in cells):
+            continue
+        lines.append(f"| {name} | {cls} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("(models clean in every run are left out)")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--soc", default="Ascend310P3")
@@ -395,7 +429,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse-clean", type=Path, default=None, metavar="JSON",
                         help="take the rows of models that were clean in this earlier --json run instead of checking "
                              "them again (saves time; say so when quoting the figures)")
+    parser.add_argument("--compare", type=Path, nargs="+", metavar="JSON",
+                        help="print the outcomes of earlier --json runs side by side, and run nothing")
     args = parser.parse_args(argv)
+    if args.compare:
+        print(compare_runs(args.compare))
+        return 0
 
     exe = args.atccheck or shutil.which("atccheck", path=str(Path(sys.executable).parent)) or shutil.which("atccheck")
     if not exe:
