@@ -54,7 +54,8 @@ import real_models  # noqa: E402
 
 OUT = HERE / "out" / "real"
 INSTALL = {
-    "torch": "a CPU build of PyTorch (here: pip install torch==2.13.0; elsewhere the CPU wheel of your platform)",
+    "torch": "a CPU build of PyTorch, installed on its own (pip install torch==VERSION picking the CPU wheel; a plain "
+             "'pip install torch' may bring a multi-GB GPU build)",
     "transformers": "pip install -e '.[bench]'  (transformers)",
     "onnxscript": "pip install -e '.[bench]'  (onnxscript, for torch's dynamo exporter)",
     "onnxruntime": "pip install -e .  (onnxruntime is a dependency of atccheck)",
@@ -72,12 +73,12 @@ def build(recipe: real_models.Recipe, rebuild: bool) -> tuple[Path | None, str |
     """The model file of ``recipe`` (built if needed), or None and why not."""
     if recipe.source is not None:
         return (recipe.source, None) if recipe.source.exists() else (None, f"{recipe.source} is missing")
+    path = OUT / f"{recipe.name}.onnx"
+    if path.exists() and not rebuild:  # a cached model needs none of the exporters
+        return path, None
     missing = missing_modules(recipe)
     if missing:
         return None, "needs " + "; ".join(INSTALL.get(m, m) for m in missing)
-    path = OUT / f"{recipe.name}.onnx"
-    if path.exists() and not rebuild:
-        return path, None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.stem + ".tmp.onnx")
     try:
@@ -442,7 +443,8 @@ def main(argv: list[str] | None = None) -> int:
     atccheck = [exe]
     wanted = {w.strip() for w in args.only.split(",") if w.strip()}
     recipes = [r for r in real_models.recipes(OUT) if not wanted or r.name in wanted or r.cls in wanted]
-    missing = sorted({m for r in recipes for m in missing_modules(r)})
+    to_build = [r for r in recipes if r.source is None and (args.rebuild or not (OUT / f"{r.name}.onnx").exists())]
+    missing = sorted({m for r in to_build for m in missing_modules(r)})
     if missing:
         print("optional bench dependencies missing, their recipes are skipped:", file=sys.stderr)
         for m in missing:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import io
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -42,8 +42,7 @@ class Recipe:
     source: Path | None = None
     needs: tuple[str, ...] = ()  # optional modules the builder imports
     inputs: Callable[[], dict[str, np.ndarray]] | None = None  # sample inputs a user would pass
-    base: str | None = None  # recipe whose model this one derives from
-    extra: dict = field(default_factory=dict)
+    base: str | None = None  # recipe whose model this one derives from (listed before it)
 
 
 CLASSES = {
@@ -480,9 +479,12 @@ def _f64_island():
 
 
 def _rand(*shape, dtype="float32"):
-    import torch
+    def make():
+        import torch
 
-    return lambda: [torch.randn(*shape, dtype=getattr(torch, dtype))]
+        return [torch.randn(*shape, dtype=getattr(torch, dtype))]
+
+    return make
 
 
 def _groupnorm_op21(path: Path) -> None:
@@ -547,7 +549,7 @@ def _loop_model(path: Path) -> None:
 # ---------------------------------------------------------------- derived variants (onnxruntime)
 
 
-def _ort_optimized(base: Callable[[], Path], level: str, *, fix_shape: dict | None = None):
+def _ort_optimized(base: Callable[[], Path], level: str):
     def build(path: Path) -> None:
         import onnxruntime as ort
 
@@ -606,7 +608,7 @@ def recipes(out: Path) -> list[Recipe]:
     def path_of(name: str) -> Callable[[], Path]:
         return lambda: out / f"{name}.onnx"
 
-    T, TR, ORT = ("torch",), ("torch", "transformers"), ("onnxruntime",)
+    T, TR = ("torch",), ("torch", "transformers")
     bert_how = "BertModel(BertConfig(vocab 1000, hidden 64, 2 layers, 4 heads, ffn 128), no pooler)"
     img = lambda name, s: f"{name}:1,3,{s},{s}"  # noqa: E731
     text_shape = f"input_ids:1,{SEQ};attention_mask:1,{SEQ}"
