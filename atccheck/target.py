@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Sequence
 
 from atccheck.errors import UsageError
 from atccheck.tables import Profile, Soc, Tables, tables
@@ -79,6 +80,19 @@ def _atc_soc_names(tbl: Tables) -> dict[str, str]:
     }
 
 
+def known_invalid_soc(value: str, entries: Sequence[str]) -> str | None:
+    """The remark of the atc_options.json entry naming ``value`` as invalid for ATC, or None.
+
+    Entries read ``"Ascend910_93 / Ascend950 (short names used inside code)"``: names split by
+    " / ", then a remark in parentheses.
+    """
+    for entry in entries:
+        names, _, remark = entry.partition("(")
+        if value in (n.strip() for n in names.split("/")):
+            return remark.rstrip(")").strip() or "listed as invalid"
+    return None
+
+
 def _unknown_soc_message(name: str, tbl: Tables) -> str:
     """Why NAME is refused: a chip ATC knows but atccheck has no kernel facts for, a product line
     named without its model suffix, or a typo (with the closest valid names)."""
@@ -95,6 +109,9 @@ def _unknown_soc_message(name: str, tbl: Tables) -> str:
             f"--soc {name} names a product line, not a --soc_version ({'; '.join(line)}), and atccheck has no "
             f"kernel facts for it yet; run 'atccheck targets' for the chips it can check"
         )
+    remark = known_invalid_soc(name, tbl.atc_options_extra.get("soc_version_not_valid", ()))
+    if remark is not None:
+        return f"--soc {name} is not a valid ATC --soc_version ({remark}); run 'atccheck targets' for the valid names"
     near = closest(name, sorted(tbl.socs))
     hint = f"; did you mean {', '.join(near)}?" if near else "; run 'atccheck targets' for the list"
     return f"unknown --soc '{name}'{hint}"

@@ -35,3 +35,10 @@ def test_the_legacy_ascend910b_name_says_which_kernels_it_means():
         assert name in note
     assert soc_name_note(resolve_soc("Ascend910B3")) is None
     assert all(soc_name_note(s) is None for s in tables().socs.values() if s.kernel_family != "ascend910")
+
+
+def test_a_name_the_facts_list_as_not_valid_for_atc_says_what_the_facts_say():
+    # atc_options.json soc_versions.not_valid_for_atc: Ascend710, the pre-rename 310P name (unverified).
+    with pytest.raises(UsageError) as err:
+        resolve_soc("Ascend710")
+    assert "pre-rename name of Ascend310P" in str(err.value) and "did you mean" not in str(err.value)

@@ -55,7 +55,7 @@ from atccheck.errors import UsageError
 from atccheck.findings import Finding, Location, Severity
 from atccheck.rules import command_rule
 from atccheck.tables import tables
-from atccheck.target import DEFAULT_PROFILE, resolve_profile, resolve_soc
+from atccheck.target import DEFAULT_PROFILE, known_invalid_soc, resolve_profile, resolve_soc
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -487,19 +487,6 @@ def _removal_applies(info: FlagInfo, profile: "Profile | None") -> bool:
     return profile.mapping_from.split("-", 1)[0] == origin
 
 
-def _known_invalid_soc(value: str, entries: Sequence[str]) -> str | None:
-    """The remark of the table entry naming ``value`` as invalid for ATC, or None.
-
-    Entries read ``"Ascend910_93 / Ascend950 (short names used inside code)"``: names split by
-    " / ", then a remark in parentheses.
-    """
-    for entry in entries:
-        names, _, remark = entry.partition("(")
-        if value in (n.strip() for n in names.split("/")):
-            return remark.rstrip(")").strip() or "listed as invalid"
-    return None
-
-
 def _release_of_remark(remark: str) -> str | None:
     """The CANN release an invalid-name entry's remark ties the name to ("... in very early CANN 5.0
     material"), or None."""
@@ -526,7 +513,7 @@ def _check_soc(cmd: ParsedCommand, out: _Collector, tbl: "Tables", profile: "Pro
     near = list(_close_matches(value, tuple(names), 0.6))
     if value.lower() in by_lower:
         reason = f"--soc_version is case-sensitive: write {by_lower[value.lower()]}"
-    elif (remark := _known_invalid_soc(value, tbl.atc_options_extra.get("soc_version_not_valid", ()))) is not None:
+    elif (remark := known_invalid_soc(value, tbl.atc_options_extra.get("soc_version_not_valid", ()))) is not None:
         if profile is not None and _release_of_remark(remark) == profile.id:
             # an earlier name of the release the command targets: the facts cannot tell, so no error
             out.add("invalid-soc-version", "--soc_version",
