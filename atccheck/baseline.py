@@ -30,9 +30,10 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from atccheck.errors import UsageError
 from atccheck.findings import Finding

@@ -13,10 +13,11 @@ between processes); in-process runs keep it when asked (``keep_context``).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any
 
 from atccheck.report import Report
 
@@ -47,7 +48,7 @@ class UncheckedModel:
         return {"model": self.path, "problem": self.problem}
 
 
-Outcome = Union[list[Report], UncheckedModel]
+Outcome = list[Report] | UncheckedModel
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,8 @@ def check_one(
     """One model for every target; an :class:`UncheckedModel` instead of raising for bad input.
     With ``gears`` the model is checked at every gear's static shapes (``atccheck.gears.check_geared``)."""
     from atccheck.engine import check_prepared, prepare
-    from atccheck.gears import check_geared, prepare_gears
     from atccheck.errors import AtcCheckError, InputError
+    from atccheck.gears import check_geared, prepare_gears
 
     try:
         if gears is not None:

@@ -39,14 +39,15 @@ import fnmatch
 import math
 import os
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import UsageError
-from atccheck.rules import rule_matches
 from atccheck.report import FAIL_ON
+from atccheck.rules import rule_matches
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE
 
 if TYPE_CHECKING:  # pragma: no cover

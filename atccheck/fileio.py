@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 
 def atomic_write_bytes(path: "str | os.PathLike[str]", data: bytes, *, durable: bool = False) -> None:

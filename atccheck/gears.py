@@ -13,8 +13,9 @@ gears between them. The cost is one shape inference and one rule pass per gear
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from atccheck.engine import InputShapes, Prepared, check_prepared, prepare
 from atccheck.findings import Finding

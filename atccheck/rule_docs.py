@@ -9,11 +9,11 @@ published (a setting; atccheck assumes no website of its own).
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from collections.abc import Sequence
 
 from atccheck.rules.base import DOC_HEADINGS, CommandRule, Rule
 
-AnyRule = Union[type[Rule], type[CommandRule]]
+AnyRule = type[Rule] | type[CommandRule]
 
 DOCS_FOLDER = "docs/rules"
 

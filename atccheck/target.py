@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from atccheck.errors import UsageError
 from atccheck.tables import Profile, Soc, Tables, tables

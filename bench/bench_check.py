@@ -320,7 +320,7 @@ def peers(path: Path, args: argparse.Namespace) -> None:
     runnable = {name: cmd for name, cmd in commands.items() if cmd is not None}
     walls: dict[str, list[float]] = {name: [] for name in runnable}
     cpus: dict[str, list[float]] = {name: [] for name in runnable}
-    for name, cmd in runnable.items():  # one unmeasured run each: page cache warm for all alike
+    for cmd in runnable.values():  # one unmeasured run each: page cache warm for all alike
         run_once(cmd)
     for _ in range(args.repeats):
         for name, cmd in runnable.items():

@@ -180,9 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     size_mb = path.stat().st_size / 2**20
 
     # warm up: imports, tables, onnxruntime and onnxsim initialisation
-    import atccheck
     import onnxruntime  # noqa: F401
     import onnxsim  # noqa: F401
+
+    import atccheck
     from atccheck.tables import tables
 
     tables()

@@ -54,8 +54,8 @@ def main() -> None:
     print(f"{'static --input-shape':<34} {static * 1000:8.1f} ms   1.00x")
     for gears in GEARS:
         count = gears.count(",") + 1
-        took = median_time(lambda: check(loaded.model, args.soc, input_shapes="image:-1,3,224,224",
-                                         dynamic_batch=gears), args.repeats)
+        took = median_time(lambda gears=gears: check(loaded.model, args.soc, input_shapes="image:-1,3,224,224",
+                                                     dynamic_batch=gears), args.repeats)
         print(f"{f'--dynamic-batch ({count} gears)':<34} {took * 1000:8.1f} ms {took / static:6.2f}x")
 
 

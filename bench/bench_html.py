@@ -99,11 +99,11 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "big.onnx"
             onnx.save(model, path)
-            check_s, report = median_time(lambda: atccheck.check(str(path), soc=args.soc), 1)
-            render_s, page = median_time(lambda: render("html", [report]), args.repeats)
+            check_s, report = median_time(lambda path=path: atccheck.check(str(path), soc=args.soc), 1)
+            render_s, page = median_time(lambda report=report: render("html", [report]), args.repeats)
             context = report.context
             report.context = None
-            reread_s, _ = median_time(lambda: render("html", [report]), args.repeats)
+            reread_s, _ = median_time(lambda report=report: render("html", [report]), args.repeats)
             report.context = context
             json_size = len(render("json", [report]).encode())
         size = len(page.encode())

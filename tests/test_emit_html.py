@@ -276,6 +276,7 @@ def test_fix_report_shows_each_applied_pass_before_and_after(tmp_path):
         helper.make_node("Relu", ["n"], ["y"], name="post"),
     ]
     import numpy as np
+
     from builders import init
 
     model = make_model(nodes, [x], [helper.make_tensor_value_info("y", FLOAT, [1, 4, 8])],

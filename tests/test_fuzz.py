@@ -10,7 +10,6 @@ import importlib.util
 import sys
 from collections import Counter
 
-
 from conftest import PROJECT
 
 SEED = 11

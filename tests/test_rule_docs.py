@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import importlib.util
 
-from conftest import PROJECT
-
 from atccheck.rule_docs import expected_pages, help_uri
 from atccheck.rules import catalogue
+from conftest import PROJECT
 
 
 def load_generator():

@@ -23,8 +23,9 @@ import argparse
 import hashlib
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_REFERENCE = PROJECT.parent / "shared" / "reference"

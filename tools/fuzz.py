@@ -42,9 +42,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[1]
 SAMPLES = PROJECT / "models"
@@ -710,9 +711,7 @@ def make_case(seed: int, index: int) -> Case:
         argv += ["--soc", soc]
         if rng.random() < 0.2:
             argv += ["--soc", rng.choice(SOCS[:4])]
-    elif command == "fix":
-        argv += ["--soc", soc]
-    elif rng.random() < 0.8:
+    elif command == "fix" or rng.random() < 0.8:
         argv += ["--soc", soc]
     if family == "shapes" or rng.random() < 0.15:
         argv += ["--input-shape", odd_input_shape(rng, model)]
@@ -906,7 +905,7 @@ def run_case(case: Case, workdir: Path) -> Result:
     sys.stdout.flush()
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
-    raw = tempfile.TemporaryFile()
+    raw = tempfile.TemporaryFile()  # noqa: SIM115 - closed after the run, once stdout and stderr are restored
     os.dup2(raw.fileno(), 1)
     os.dup2(raw.fileno(), 2)
     _reset_peak()
@@ -938,9 +937,7 @@ def run_case(case: Case, workdir: Path) -> Result:
     if code == 2:
         if not lines:
             violations.append("silent-exit-2")
-        elif len(lines) > MAX_ERROR_LINES and case.command != "check":
-            violations.append("long-error")
-        elif case.command == "check" and _long_check_error(lines):
+        elif len(lines) > MAX_ERROR_LINES and case.command != "check" or case.command == "check" and _long_check_error(lines):
             violations.append("long-error")
     if "internal error" in stderr or "internal error" in stdout:
         violations.append("internal-error")

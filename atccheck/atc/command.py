@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from atccheck.atc.facts import ONNX_FRAMEWORK, precision_values
 from atccheck.atc.spec import (

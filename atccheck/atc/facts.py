@@ -9,8 +9,9 @@ except where a comment names the source.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from atccheck.tables import Tables, tables
 

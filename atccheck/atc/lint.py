@@ -24,8 +24,9 @@ import difflib
 import functools
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from atccheck.atc import codes as C
 from atccheck.atc.facts import (

@@ -31,8 +31,9 @@ sorts after ATC's keys, so the file up to ``total`` reads exactly as ATC's.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import UsageError
 from atccheck.findings import ROOT_GRAPH

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import collections
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence, Union
+from typing import TYPE_CHECKING
 
 from atccheck.tables import Profile, Soc, Tables, tables
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
 # A dim of --input_shape: a size, -1 (gear axis or unbounded), or a lo~hi range (hi -1 = unbounded).
-Dim = Union[int, tuple[int, int]]
+Dim = int | tuple[int, int]
 INT64_MAX = 2**63 - 1
 
 SHAPE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc"

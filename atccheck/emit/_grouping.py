@@ -6,7 +6,7 @@ gives the same finding on hundreds of nodes; these formats show it once, naming 
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from atccheck.findings import Finding
 

@@ -8,7 +8,8 @@ file per model and chip, so several targets are refused with a usage error.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from atccheck.report import Report
 

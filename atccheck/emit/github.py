@@ -8,7 +8,8 @@ shows only a few annotations per step. A model that could not be checked is an `
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from atccheck.emit._grouping import first_nodes, message_groups
 from atccheck.findings import Severity

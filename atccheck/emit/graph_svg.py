@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import html
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.model.graph import GraphIndex
@@ -293,7 +294,8 @@ def layout(picture: Picture) -> tuple[dict[str, Placed], float, float]:
             row = rows[level]
 
             def mean(b: str) -> float:
-                near = [position[n] for n in neighbours[b] if n in position]
+                # called by the sort just below, in this same iteration
+                near = [position[n] for n in neighbours[b] if n in position]  # noqa: B023
                 return sum(near) / len(near) if near else position[b]
 
             row.sort(key=lambda b: (mean(b), picture.boxes[b].order))

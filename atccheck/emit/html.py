@@ -24,8 +24,9 @@ import html
 import os
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from atccheck.emit._grouping import message_groups
 from atccheck.emit.graph_svg import ARROW_DEFS, HOPS, GraphView, graph_views, picture_for, picture_for_input, render_svg
@@ -471,7 +472,7 @@ def render(
         body.append(_targets_table(reports, fail_on, link={m: f"#m{i}" for i, m in enumerate(models)}))
         body.append(_unchecked_block(unchecked))
         body.append(_filters(reports))
-    for i, (model, group) in enumerate(models.items()):
+    for i, group in enumerate(models.values()):
         body.append(f'<article id="m{i}">')
         filters = _filters(reports) if len(models) == 1 and not unchecked else ""
         body.extend(_model_page_body(group, cache.get(group[0]), fail_on, hops, ids, filters))

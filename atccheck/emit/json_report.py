@@ -11,7 +11,8 @@ does not depend on how many models a folder happens to hold) render as::
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from atccheck.report import SCHEMA_VERSION, Report
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from atccheck.emit._grouping import first_nodes, message_groups
 from atccheck.findings import Finding

@@ -16,8 +16,9 @@ It never reads external weights, and never evaluates a tensor larger than
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from atccheck.model.graph import NONDETERMINISTIC_OPS, SMALL_CONSTANT_ELEMENTS, GraphIndex, attribute_values, subgraphs
 from atccheck.model.shapes import ShapeIndex, TensorInfo

@@ -17,9 +17,10 @@ so no value they read today is left out. ``LoadedModel.weights`` says which kind
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import InputError
 from atccheck.model.graph import SMALL_CONSTANT_ELEMENTS

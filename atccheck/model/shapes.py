@@ -9,9 +9,10 @@ applied to the copy's inputs before inference.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable, Mapping, Union
+from typing import TYPE_CHECKING
 
 from atccheck.errors import UsageError
 from atccheck.model.graph import subgraphs
@@ -19,7 +20,7 @@ from atccheck.model.graph import subgraphs
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-Dim = Union[int, str, None]  # a size, a symbol (dim_param), or unknown
+Dim = int | str | None  # a size, a symbol (dim_param), or unknown
 Shape = tuple[Dim, ...]
 
 # Initializers up to this many elements stay in the copy, so inference can read shape constants.

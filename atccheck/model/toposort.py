@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def dataflow_order(outputs: Sequence[Sequence[str]], reads: Sequence[Sequence[str]]) -> list[int] | None:

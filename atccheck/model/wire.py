@@ -30,7 +30,8 @@ descriptors of the installed onnx package.
 
 from __future__ import annotations
 
-from typing import BinaryIO, Callable, Union
+from collections.abc import Callable
+from typing import BinaryIO
 
 VARINT, FIXED64, LENGTH, START_GROUP, END_GROUP, FIXED32 = 0, 1, 2, 3, 4, 5
 
@@ -107,7 +108,7 @@ class FileBytes:
         return self.window, self.start
 
 
-Buffer = Union[bytes, bytearray, memoryview, FileBytes]
+Buffer = bytes | bytearray | memoryview | FileBytes
 
 
 def strip_large_tensors(data: Buffer, keep_elements: int) -> bytes:

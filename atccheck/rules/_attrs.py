@@ -7,7 +7,7 @@ CANN knowledge comes from the tables (``op_facts.json``). Nothing here reads wei
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from atccheck.context import NodeContext
@@ -27,7 +27,7 @@ IMPLICIT_LIST_DEFAULTS = {"strides": 1, "dilations": 1, "pads": 0}
 MISSING = object()
 
 
-@lru_cache(maxsize=None)
+@cache
 def onnx_schema(op_type: str, opset: int) -> "onnx.defs.OpSchema | None":
     """The standard-domain schema a node of this opset follows, or None (unknown op)."""
     import onnx.defs

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Location, Severity

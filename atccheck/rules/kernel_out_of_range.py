@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from atccheck import fix_catalog
 from atccheck.context import NodeContext
@@ -10,7 +10,6 @@ from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.rules._attrs import kernel_spatial, reaches_plugin
 from atccheck.rules.base import Rule, register
 from atccheck.tables import OpFact, Tables
-
 
 POOL_HINT = (
     "split the window into a chain of smaller pools (atccheck fix: split-large-pool, when kernel == stride and "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity

@@ -7,8 +7,8 @@ import shlex
 import numpy as np
 import onnx
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
+from onnx import helper
 
 from atccheck.atc.command import AtcRuleError, build_command, command_for_report, quote_value, shell_line
 from atccheck.engine import check
@@ -16,7 +16,6 @@ from atccheck.errors import UsageError
 from atccheck.tables import tables
 from builders import init, make_model, single_op_model, tensor_input
 from conftest import SAMPLE_MODELS
-from onnx import helper
 
 
 def sample(name: str) -> onnx.ModelProto:

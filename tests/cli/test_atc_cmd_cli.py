@@ -12,7 +12,6 @@ from atccheck.cli.main import main
 from atccheck.tables import tables
 from conftest import SAMPLE_MODELS
 
-
 # One gear fewer than ATC's minimum (E10035).
 TOO_FEW_GEARS = ",".join(str(b) for b in range(1, tables().limit("gear_count_min")))
 

@@ -11,7 +11,7 @@ def test_every_chip_line_states_its_ub_size_or_that_it_is_unknown():
     assert result.exit_code == 0
     assert "?" not in result.output
     for soc in tables().socs.values():
-        line = next(l for l in result.output.splitlines() if l.split()[:1] == [soc.name])
+        line = next(row for row in result.output.splitlines() if row.split()[:1] == [soc.name])
         ub = (soc.platform or {}).get("ub_size")
         assert (f"UB {ub} B" if ub else "UB unknown (no platform ini)") in line
     assert any(not (s.platform or {}).get("ub_size") for s in tables().socs.values())

@@ -12,7 +12,6 @@ from atccheck.emit import render
 from atccheck.findings import Severity
 from atccheck.rules import all_rules
 
-
 SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"  # vendored: never skips
 
 

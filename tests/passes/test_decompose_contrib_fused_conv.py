@@ -6,7 +6,16 @@ from onnx import helper
 
 from atccheck.passes.decompose_contrib_fused_conv import DecomposeContribFusedConv
 from builders import CONTRIB_DOMAIN as MS, init, make_model, tensor_input
-from ort_compare import apply, assert_rewrite, assert_same_outputs, op_types, opset_domains, ort_optimized, pass_context, rule_findings
+from ort_compare import (
+    apply,
+    assert_rewrite,
+    assert_same_outputs,
+    op_types,
+    opset_domains,
+    ort_optimized,
+    pass_context,
+    rule_findings,
+)
 
 PASS = DecomposeContribFusedConv
 RNG = np.random.default_rng(3)

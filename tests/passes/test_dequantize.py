@@ -16,6 +16,7 @@ from atccheck.passes.dequantize import HANDLED, Dequantize
 from builders import init, make_model, tensor_input
 from fix_harness import run_pass
 
+
 def float_net() -> onnx.ModelProto:
     """Conv-Relu-MaxPool-Conv-Sigmoid-Add-pool-MatMul: what the quantizer has a rule for."""
     rng = np.random.default_rng(11)
@@ -41,8 +42,13 @@ def float_net() -> onnx.ModelProto:
 
 
 def quantized(tmp_path: Path, how: str) -> Path:
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic, \
-        quantize_static
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_dynamic,
+        quantize_static,
+    )
 
     source, target = tmp_path / "float.onnx", tmp_path / f"{how}.onnx"
     onnx.save(float_net(), str(source))

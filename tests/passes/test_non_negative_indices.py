@@ -1,8 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from atccheck.passes.non_negative_indices import NonNegativeIndices

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 from onnx import TensorProto, helper
 
 from atccheck.passes.unstride_last_axis_slice import UnstrideLastAxisSlice

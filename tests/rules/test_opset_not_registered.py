@@ -31,8 +31,8 @@ def test_gap_in_the_published_list_fires_only_where_no_source_registers_it():
 def test_only_newer_source_gives_a_warning_in_the_8_0_profile():
     model = single_op_model("Unsqueeze", [[3]], [1, 3], opset=17)
     model.graph.node[0].input.append("axes")
-    from onnx import numpy_helper
     import numpy as np
+    from onnx import numpy_helper
 
     model.graph.initializer.append(numpy_helper.from_array(np.array([0], dtype=np.int64), "axes"))
     found = findings(check(model, soc="Ascend310P3", cann="8.0"))

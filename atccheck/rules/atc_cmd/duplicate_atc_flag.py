@@ -8,7 +8,7 @@ from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
 
 if TYPE_CHECKING:  # pragma: no cover
-    from atccheck.atc.lint import CommandContext, ParsedCommand, _Collector
+    from atccheck.atc.lint import CommandContext, Occurrence, ParsedCommand, _Collector
 
 
 @register

@@ -13,6 +13,7 @@ from atccheck.atc.lint import lint_command
 from atccheck.rules import CommandRule, Rule, all_rules, catalogue, command_rule, command_rules, find_rule, register
 from atccheck.rules.base import registered_rules
 
+
 def token_model() -> onnx.ModelProto:
     """One input with batch and sequence symbolic, as a text model exports it."""
     x = helper.make_tensor_value_info("tokens", TensorProto.FLOAT, ["batch", "seq"])

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import onnx
-from onnx import TensorProto, helper
 from click.testing import CliRunner
+from onnx import TensorProto, helper
 
 from atccheck.atc.lint import lint_command
 from atccheck.cli.main import main
 from atccheck.rule_docs import atc_reaction
+
 
 def token_model() -> onnx.ModelProto:
     """One input with batch and sequence symbolic, as a text model exports it."""
