@@ -11,7 +11,13 @@ Heavy packages (onnx, onnxruntime, onnxsim) are imported on first use, not on im
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy loader below returns, visible to type checkers
+    from atccheck.engine import check
+    from atccheck.findings import Finding, Severity
+    from atccheck.fixer import FixOutcome, fix
+    from atccheck.report import Report
 
 __version__ = "0.1.0"
 

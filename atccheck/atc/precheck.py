@@ -182,9 +182,11 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
         key = subject if isinstance(subject, str) else _constant_type(subject.node)
         looked_up = key not in ctx.tables.native_types  # registry.json: kOnnxOpMap, mapped without a plugin
         if looked_up:
-            key, stop, message = _parser_type(subject, ctx, imports)
+            parsed, stop, message = _parser_type(subject, ctx, imports)
             if stop is not None:
                 return Precheck(ops, stop, message, name, notes)
+            assert parsed is not None  # a lookup type whenever there is no stop error
+            key = parsed
         op = PrecheckOp(name, key)
         ops.append(op)
         earlier = first_of.get(name)

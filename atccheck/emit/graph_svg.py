@@ -385,20 +385,20 @@ def render_svg(picture: Picture, caption: str = "") -> str:
             cls, left, x, y = "el m", (x1 + x2) / 2 - wide / 2, (x1 + x2) / 2, ym + 3
         # the first of a few heights where the label overlaps no label already placed
         for dy in (0, 11, -11, 22):
-            box = (left - 3, y + dy - 9, left + wide + 3, y + dy + 2)
-            if not any(box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3] for o in taken):
-                taken.append(box)
+            area = (left - 3, y + dy - 9, left + wide + 3, y + dy + 2)
+            if not any(area[0] < o[2] and o[0] < area[2] and area[1] < o[3] and o[1] < area[3] for o in taken):
+                taken.append(area)
                 labels.append(f'<text class="{cls}" x="{_n(x)}" y="{_n(y + dy)}">{_esc(text)}</text>')
                 break
     out.extend(labels)
-    for b, box in picture.boxes.items():
-        p = placed[b]
+    for box_id, box in picture.boxes.items():
+        p = placed[box_id]
         cls = box.kind + (" hl" if box.highlight else "")
-        key = box.name if box.kind == "node" else box.title
+        node_key = box.name if box.kind == "node" else box.title
         tip = f"{box.title} {box.name}".strip() if box.kind == "node" else box.title
         cx = p.x + p.w / 2
         rx = p.h / 2 if box.kind in ("input", "output") else 5
-        out.append(f'<g class="{cls}" data-node="{_esc(key)}"><title>{_esc(tip)}</title>'
+        out.append(f'<g class="{cls}" data-node="{_esc(node_key)}"><title>{_esc(tip)}</title>'
                    f'<rect x="{_n(p.x)}" y="{_n(p.y)}" width="{_n(p.w)}" height="{_n(p.h)}" rx="{rx}"/>')
         if box.kind in ("input", "output"):
             out.append(f'<text x="{_n(cx)}" y="{_n(p.y + 16)}">{_esc(_tail(box.title))}</text></g>')

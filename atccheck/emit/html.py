@@ -265,11 +265,12 @@ def _command_block(command: Any, ids: _Ids, label: str = "") -> str:
 def _targets_table(reports: Sequence[Report], fail_on: str, link: dict[str, str] | None = None) -> str:
     rows = []
     show_model = link is not None
+    links = link or {}
     for r in reports:
         c = r.counts()
         cells = []
         if show_model:
-            href = link.get(r.model)
+            href = links.get(r.model)
             name = f'<a href="{esc(href)}"><code>{esc(r.model)}</code></a>' if href else f"<code>{esc(r.model)}</code>"
             cells.append(f"<td>{name}</td>")
         cells += [f"<td>{esc(r.target.soc.name)}</td>", f"<td>{esc(r.target.profile.id)}</td>",
@@ -322,12 +323,12 @@ def _overview(report: Report, facts: ModelFacts) -> str:
     parts.append("</div>")
     if facts.ops:
         top = max(facts.ops.values())
-        rows = "".join(
+        op_rows = "".join(
             f"<tr><td><code>{esc(op)}</code></td><td class='n'>{n}</td>"
             f"<td><span class='bar' style='width:{max(2, round(160 * n / top))}px'></span></td></tr>"
             for op, n in sorted(facts.ops.items(), key=lambda kv: (-kv[1], kv[0])))
         parts.append(f"<div><h3>Op types ({len(facts.ops)})</h3><table class='compact'><tr><th>op</th><th>nodes</th><th></th></tr>"
-                     f"{rows}</table></div>")
+                     f"{op_rows}</table></div>")
     parts.append("</div></details>")
     return "".join(parts)
 
@@ -355,7 +356,8 @@ def _picture(group: Sequence[Finding], facts: ModelFacts, hops: int) -> str:
     if not located:
         return _input_picture(group, facts, hops)
     graph = located[0].location.graph
-    labels = list(dict.fromkeys(f.location.node for f in located if f.location.graph == graph))[:PICTURED_NODES]
+    labels = list(dict.fromkeys(f.location.node for f in located if f.location.node and f.location.graph == graph))
+    labels = labels[:PICTURED_NODES]
     view = facts.views.get(graph)
     if view is None:
         reason = facts.problem or f"graph {graph} is not in the model"
@@ -580,7 +582,7 @@ def _pass_pictures(outcome: "FixOutcome", record: Any, before: ModelFacts, after
     anchors = [f for f in outcome.before.findings
                if f.location.node and f.location.graph == ROOT_GRAPH
                and (f.fix.pass_name == record.name or f.name in names)]
-    labels = list(dict.fromkeys(f.location.node for f in anchors))[:PICTURED_NODES]
+    labels = list(dict.fromkeys(f.location.node for f in anchors if f.location.node))[:PICTURED_NODES]
     old_view, new_view = before.views.get(ROOT_GRAPH), after.views.get(ROOT_GRAPH)
     if not labels or old_view is None or new_view is None:
         return '<p class="muted">No node-level change to draw (the pass works on the whole model).</p>'

@@ -90,8 +90,8 @@ def render(
         error.text = _clean(f"{item.path}: {item.problem}")
         totals["tests"] += 1
         totals["errors"] += 1
-    for key, value in totals.items():
-        root.set(key, str(value))
+    for attr, count in totals.items():
+        root.set(attr, str(count))
     root.set("skipped", "0")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

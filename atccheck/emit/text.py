@@ -42,20 +42,21 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
     for name, findings in order:
         severity = max((f.severity for f in findings), key=lambda s: s.rank)
         first = findings[0]
-        per_node = explained.get(first.code, 0)
-        size = f"{len(findings) - per_node} + {per_node} per node" if per_node else str(len(findings))
+        explained_count = explained.get(first.code, 0)
+        size = (f"{len(findings) - explained_count} + {explained_count} per node" if explained_count
+                else str(len(findings)))
         title = f"{severity.value:<7} {first.code} {name} ({size})"
         lines.append("")
         lines.append(_style(title, color, fg=COLOURS[severity], bold=True))
         summaries = [f for f in findings if f.location.node is None]
         per_node = [f for f in findings if f.location.node is not None]
-        groups = _group(per_node)
+        node_groups = _group(per_node)
         for group in _group(summaries):
             lines.extend(_render_group(group, color=color, verbose=verbose))
-        if summaries and len(groups) > COLLAPSE_AFTER and not verbose:
+        if summaries and len(node_groups) > COLLAPSE_AFTER and not verbose:
             lines.append(_collapsed(per_node))
         else:
-            for group in groups:
+            for group in node_groups:
                 lines.extend(_render_group(group, color=color, verbose=verbose))
     lines.append("")
     lines.extend(_shape_lines(report))

@@ -60,19 +60,19 @@ def fold_shapes(
     nodes = list(model.graph.node)
     declared = input_shapes and any(not _is_static(shapes, o.name) for o in model.graph.output)
     for round_ in range(MAX_ROUNDS + 1):
-        new = _evaluate(nodes, known, folded.shapes, graph)
+        new = _evaluate(nodes, known, shapes, graph)
         folded.values.update(new)
         # graph outputs declared with -1 or symbols: inferred once more without the declaration
         again = bool(new) or (round_ == 0 and bool(declared))
-        if not again or round_ == MAX_ROUNDS or all(info.is_static for info in folded.shapes.values.values()):
+        if not again or round_ == MAX_ROUNDS or all(info.is_static for info in shapes.values.values()):
             break
-        if not any(not _is_static(folded.shapes, out) for n in nodes for out in n.output if out):
+        if not any(not _is_static(shapes, out) for n in nodes for out in n.output if out):
             break
-        refined = _infer_with(model, input_shapes, folded.values, folded.shapes)
+        refined = _infer_with(model, input_shapes, folded.values, shapes)
         folded.rounds += 1
         if refined is None:
             break
-        folded.shapes = refined
+        shapes = folded.shapes = refined
     return folded
 
 

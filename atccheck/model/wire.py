@@ -30,6 +30,7 @@ descriptors of the installed onnx package.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -108,7 +109,8 @@ class FileBytes:
         return self.window, self.start
 
 
-Buffer = bytes | bytearray | memoryview | FileBytes
+Bytes = bytes | bytearray | memoryview  # bytes in memory, indexable by position
+Buffer = Bytes | FileBytes
 
 
 def strip_large_tensors(data: Buffer, keep_elements: int) -> bytes:
@@ -135,7 +137,7 @@ def strip_large_tensors(data: Buffer, keep_elements: int) -> bytes:
     return result
 
 
-def read_varint(buf: Buffer, pos: int, end: int) -> tuple[int, int]:
+def read_varint(buf: Bytes, pos: int, end: int) -> tuple[int, int]:
     """(value, position after it) of the base-128 varint at pos."""
     if pos >= end:
         raise WireError("truncated varint")
@@ -168,12 +170,16 @@ def encode_varint(value: int) -> bytes:
 class _Walker:
     def __init__(self, buf: Buffer, keep_elements: int) -> None:
         self.buf = buf
-        self.at: Callable[[int, int], tuple[Buffer, int]] = (
-            buf.at if isinstance(buf, FileBytes) else (lambda pos, stop: (buf, 0)))
+        self.at: Callable[[int, int], tuple[Bytes, int]]
+        if isinstance(buf, FileBytes):
+            self.at = buf.at
+        else:
+            memory = buf
+            self.at = lambda pos, stop: (memory, 0)
         self.keep = keep_elements
         self.small = (keep_elements + 1) // 2  # shorter messages cannot hold a tensor to strip
         self.handlers: dict[str, Callable[[int, int], list | None]] = {
-            name: (lambda start, end, schema=schema: self.message(start, end, schema)) for name, schema in SCHEMAS.items()
+            name: functools.partial(self.message, schema=schema) for name, schema in SCHEMAS.items()
         }
         self.handlers["tensor"] = self.tensor
 

@@ -190,8 +190,9 @@ class AicpuFallback(Rule):
     def _hint(node: NodeContext, op: str) -> str:
         facts = node.ctx.tables.op_facts_for("ai-core-rewrite", node.op_type, node.ctx.target.profile.id)
         for fact in facts:
-            if (fact.params or {}).get("ascend_op") == op:
-                inputs = ", ".join(str(i) for i in fact.params.get("const_inputs", ()))
+            params = fact.params or {}
+            if params.get("ascend_op") == op:
+                inputs = ", ".join(str(i) for i in params.get("const_inputs", ()))
                 return (f"make inputs {inputs} constant so a fusion pass moves {op} to "
-                        f"{'/'.join(fact.params.get('into', ()))} (atccheck fix: simplify), or accept the AI CPU cost")
+                        f"{'/'.join(params.get('into', ()))} (atccheck fix: simplify), or accept the AI CPU cost")
         return "rewrite the node into ops with AI Core kernels, or accept the AI CPU cost"

@@ -103,7 +103,7 @@ class DtypeNotSupported(Rule):
             if not dtype:
                 continue
             item = self._page_input(spec, names, latest, index)
-            view = self._kernel_view(kernel_op, kernel, dtype, casts) if kernel is not None else None
+            view = self._kernel_view(kernel_op, kernel, dtype, casts) if kernel_op and kernel is not None else None
             finding = self._judge(node, index, names, dtype, spec, item, view)
             if finding is None:
                 continue
@@ -216,7 +216,7 @@ class DtypeNotSupported(Rule):
             if found is not None:
                 return found
         # 4. only the page speaks
-        if page_ok is False:
+        if page_ok is False and page is not None:  # page_ok is None when there is no page
             severity = Severity.WARNING if page_speaks else Severity.INFO
             scope = "" if page_speaks else f" (the 9.0 pages do not speak for CANN {target.profile.id})"
             mode_note = (" and --precision_mode keeps float32 as float32" if target.precision_class == "origin"

@@ -69,7 +69,7 @@ class ExternalDataMissing(Rule):
             end = tensor.end
             if tensor.location not in needs or end > needs[tensor.location][0]:
                 needs[tensor.location] = (end, tensor.name)
-        for location, (needed, tensor) in needs.items():
+        for location, (needed, tensor_name) in needs.items():
             problem = self._problem(base / location, needed)
             if problem is None:
                 continue
@@ -79,7 +79,7 @@ class ExternalDataMissing(Rule):
             elif reason == "lfs-pointer":
                 message = f"the external-data file '{location}' is a Git LFS pointer ({size} bytes of text), not the weights"
             else:
-                message = (f"the external-data file '{location}' has {size or 0:,} bytes, but tensor '{tensor}' ends at "
+                message = (f"the external-data file '{location}' has {size or 0:,} bytes, but tensor '{tensor_name}' ends at "
                            f"byte {needed:,} (offset + length)")
             yield self.finding(
                 ctx,
@@ -88,7 +88,7 @@ class ExternalDataMissing(Rule):
                       f"put the complete '{location}' next to the .onnx, or save the model again with its weights"),
                 source=f"{PARSER_SOURCE}; {FAILURE_SOURCE}",
                 fix=FixSuggestion.manual(),
-                data={"location": location, "reason": reason, "size": size, "needed": needed, "tensor": tensor},
+                data={"location": location, "reason": reason, "size": size, "needed": needed, "tensor": tensor_name},
             )
 
     @staticmethod

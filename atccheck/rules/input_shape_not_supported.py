@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from atccheck.context import NodeContext
@@ -63,7 +63,7 @@ class InputShapeNotSupported(Rule):
                                    "give the input the shape the page asks for", data)
 
     @staticmethod
-    def _judge(node: NodeContext, params: dict[str, Any], severity: str, note: str,
+    def _judge(node: NodeContext, params: Mapping[str, Any], severity: str, note: str,
                covered: bool) -> tuple[str, Severity, dict[str, Any]] | None:
         index, label = int(params["index"]), params["input"]
         name = node.input_name(index)

@@ -99,7 +99,7 @@ class KernelOutOfRange(Rule):
             if big:
                 info = node.input_info(0)
                 known = info is not None and info.shape is not None
-                static = known and info.is_static
+                static = known and info is not None and info.is_static
                 fix = fix_catalog.suggest(self.name, "Conv")
                 if fix.pass_name != FixSuggestion.MANUAL:
                     fix = FixSuggestion(fix.pass_name, fix.safe, {"max_kernel": limit})
@@ -214,7 +214,7 @@ class KernelOutOfRange(Rule):
         if info is None or info.shape is None or len(info.shape) < 3:
             return  # cannot tell a global pool from a large window
         spatial = list(info.shape[2:])
-        spatial = ([1] + spatial) if len(spatial) == 1 else spatial
+        spatial = [1, *spatial] if len(spatial) == 1 else spatial
         if not all(isinstance(d, int) for d in spatial):
             return
         if spatial == hw and not any(node.attrs.get("pads") or []):

@@ -69,7 +69,9 @@ class NonConstantInput(Rule):
             if not item.const_required:
                 continue
             index = _index_of(item, names)
-            value = node.input_name(index) if index is not None else ""
+            if index is None:
+                continue
+            value = node.input_name(index)
             if not value or ctx.is_constant(value):
                 continue
             yield self._finding(node, item, index, value, spec.source)

@@ -143,8 +143,8 @@ def _nearest(reg: Registration, opset: int) -> int | None:
 def best_opset(ctx: CheckContext) -> int:
     """The ai.onnx opset at which the most standard nodes are registered (the highest on ties)."""
     types = {g.op_type for g in ctx.graph.nodes if g.domain in ("", AI_ONNX)}
-    regs = [ctx.registry.lookup("", t) for t in types]
-    regs = [r for r in regs if r is not None and r.opsets]
+    looked_up = [ctx.registry.lookup("", t) for t in types]
+    regs = [r for r in looked_up if r is not None and r.opsets]
     highest = ctx.registry.max_opset(AI_ONNX)
     candidates = range(7, highest + 1)
     return max(candidates, key=lambda v: (sum(v in r.opsets for r in regs), v), default=highest)

@@ -78,7 +78,7 @@ class OversizedBlock(Rule):
         info = node.input_info(0)
         if info is None or not info.is_static or (info.rank or 0) < 3:
             return
-        width = int(info.shape[-1])  # type: ignore[index]
+        width = int(info.shape[-1])  # type: ignore[index, arg-type]  # is_static: every dim an int
         limit = ctx.tables.limits[limit_name]
         if width <= limit.value:
             return
@@ -182,4 +182,4 @@ def _hw(info: TensorInfo | None) -> tuple[int, int] | None:
     """(H, W) of a static 4-D NCHW tensor."""
     if info is None or not info.is_static or info.rank != 4:
         return None
-    return int(info.shape[2]), int(info.shape[3])  # type: ignore[index]
+    return int(info.shape[2]), int(info.shape[3])  # type: ignore[index, arg-type]  # is_static: every dim an int

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, Severity
@@ -64,7 +65,7 @@ class PadValueNotZero(Rule):
             )
 
 
-def fill_value(node: NodeContext, params: dict) -> float | None:
+def fill_value(node: NodeContext, params: Mapping[str, Any]) -> float | None:
     """The constant a Pad fills with (0 when none is given), or None when it is not a constant."""
     if "constant_value" in formal_input_names(node.op_type, node.opset):
         name = node.input_name(int(params.get("index", 2)))
