@@ -1,108 +1,22 @@
 """Which ``atccheck fix`` pass removes which finding: data shared by rules (to suggest) and fix.
 
-Keys are (rule name, op type); op type None means any node of that rule. Values are
-(pass name, safe). Rules read this to attach a FixSuggestion; they never run passes.
+Each pass declares the findings it is the fix for (``suggested_for``, a tuple of
+:class:`~atccheck.passes.base.FixLink`) and whether it is ``safe``; that declaration is the
+only one. ``CATALOG`` and ``CONTRIB_DECOMPOSITIONS`` are read from ``atccheck/fix_index.py``,
+which ``tools/build_fix_index.py`` writes from the passes (a test checks it is current), so
+that rules can suggest a fix without importing every pass module.
+
+``CATALOG`` keys are (rule name, op type); op type None means any node of that rule.
+``CONTRIB_DECOMPOSITIONS`` keys are ``com.microsoft`` op types (a finding of any rule).
+Values are (pass name, safe). Rules read this to attach a FixSuggestion; they never run passes.
 """
 
 from __future__ import annotations
 
 from atccheck.findings import FixSuggestion
+from atccheck.fix_index import CATALOG, CONTRIB_DECOMPOSITIONS
 
-CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
-    ("opset-not-registered", None): ("convert-opset", True),
-    ("multiple-opset-imports", None): ("single-opset-import", True),
-    ("custom-domain-op", None): ("single-opset-import", True),
-    ("duplicate-node-name", None): ("rename-duplicate-nodes", True),
-    ("dynamic-input-shape", None): ("make-inputs-static", True),
-    ("dynamic-shape-unsupported", None): ("simplify", True),
-    ("non-constant-input", None): ("simplify", True),
-    ("kernel-out-of-range", "Conv"): ("split-large-kernel-conv", True),
-    ("reduce-without-axes", None): ("explicit-reduce-axes", True),
-    ("input-shape-not-supported", "PRelu"): ("prelu-slope-1d", True),
-    ("negative-indices", None): ("non-negative-indices", True),
-    ("slice-step-on-last-axis", None): ("unstride-last-axis-slice", True),
-    ("pad-value-not-zero", None): ("pad-zero-then-fill", True),
-    ("unsupported-op", "Gelu"): ("decompose-gelu", True),
-    ("unsupported-op", "LayerNormalization"): ("decompose-layer-normalization", True),
-    ("unsupported-op", "GroupNormalization"): ("decompose-group-normalization", True),
-    ("unsupported-op", "Mish"): ("decompose-mish", True),
-    ("unsupported-op", "HardSwish"): ("decompose-hard-swish", True),
-    ("unsupported-op", "HardSigmoid"): ("decompose-hard-sigmoid", True),
-    ("unsupported-op", "Einsum"): ("decompose-einsum", True),
-    ("opset-not-registered", "LayerNormalization"): ("decompose-layer-normalization", True),
-    ("opset-not-registered", "Einsum"): ("decompose-einsum", True),
-    ("attr-out-of-range", "Einsum"): ("decompose-einsum", True),
-    ("unsupported-op", "Loop"): ("unroll-loop", False),
-    # ops with no earlier ONNX version: converting the opset down cannot keep them
-    ("opset-not-registered", "Mish"): ("decompose-mish", True),
-    ("opset-not-registered", "HardSwish"): ("decompose-hard-swish", True),
-    ("kernel-out-of-range", "MaxPool"): ("split-large-pool", True),
-    ("kernel-out-of-range", "AveragePool"): ("split-large-pool", True),
-    ("unsupported-op", "SimplifiedLayerNormalization"): ("decompose-simplified-layer-normalization", True),
-    ("unsupported-op", "RMSNormalization"): ("decompose-rms-normalization", True),
-    ("opset-not-registered", "RMSNormalization"): ("decompose-rms-normalization", True),
-    ("unsupported-op", "GridSample"): ("decompose-grid-sample", True),
-    ("opset-not-registered", "GridSample"): ("decompose-grid-sample", True),
-    ("opset-not-registered", "AffineGrid"): ("decompose-affine-grid", True),
-    ("unsupported-op", "RotaryEmbedding"): ("decompose-rotary-embedding", True),
-    ("opset-not-registered", "RotaryEmbedding"): ("decompose-rotary-embedding", True),
-    ("unsupported-op", "Attention"): ("decompose-attention", True),
-    ("opset-not-registered", "Attention"): ("decompose-attention", True),
-    ("unsupported-op", "STFT"): ("decompose-stft", True),
-    ("attr-out-of-range", "Resize"): ("use-pytorch-half-pixel", True),
-    ("unsupported-op", "HannWindow"): ("decompose-window-functions", True),
-    ("unsupported-op", "HammingWindow"): ("decompose-window-functions", True),
-    ("unsupported-op", "BlackmanWindow"): ("decompose-window-functions", True),
-    ("unsupported-op", "DFT"): ("decompose-dft", True),
-    ("attr-out-of-range", "GridSample"): ("decompose-grid-sample", True),
-    # quantized models: back to float (to quantize again with AMCT)
-    ("unsupported-op", "QuantizeLinear"): ("dequantize", False),
-    ("unsupported-op", "DequantizeLinear"): ("dequantize", False),
-    ("unsupported-op", "DynamicQuantizeLinear"): ("dequantize", False),
-    ("unsupported-op", "MatMulInteger"): ("dequantize", False),
-    ("unsupported-op", "ConvInteger"): ("dequantize", False),
-    ("unsupported-op", "QLinearConv"): ("dequantize", False),
-    ("unsupported-op", "QLinearMatMul"): ("dequantize", False),
-}
-
-CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {
-    "FastGelu": ("decompose-contrib-fast-gelu", True),
-    "BiasGelu": ("decompose-contrib-bias-gelu", True),
-    "QuickGelu": ("decompose-contrib-quick-gelu", True),
-    "SkipLayerNormalization": ("decompose-contrib-skip-layer-normalization", True),
-    "FusedConv": ("decompose-contrib-fused-conv", True),
-    "FusedGemm": ("decompose-contrib-fused-gemm", True),
-    "FusedMatMul": ("decompose-contrib-fused-matmul", True),
-    "SkipSimplifiedLayerNormalization": ("decompose-contrib-skip-simplified-layer-normalization", True),
-    "Attention": ("decompose-contrib-attention", True),
-    "EmbedLayerNormalization": ("decompose-contrib-embed-layer-normalization", True),
-    "Gelu": ("decompose-contrib-gelu", True),
-    "RotaryEmbedding": ("decompose-contrib-rotary-embedding", True),
-    "GemmFastGelu": ("decompose-contrib-gemm-fast-gelu", True),
-    "BiasAdd": ("decompose-contrib-bias-add", True),
-    "BiasSplitGelu": ("decompose-contrib-bias-split-gelu", True),
-    "MultiHeadAttention": ("decompose-contrib-multi-head-attention", True),
-    "GridSample": ("decompose-contrib-grid-sample", True),
-    # onnxruntime's quantizer: back to float (to quantize again with AMCT)
-    "QuantizeLinear": ("dequantize", False),
-    "DequantizeLinear": ("dequantize", False),
-    "QLinearAdd": ("dequantize", False),
-    "QLinearMul": ("dequantize", False),
-    "QLinearSigmoid": ("dequantize", False),
-    "QLinearLeakyRelu": ("dequantize", False),
-    "QLinearConcat": ("dequantize", False),
-    "QLinearGlobalAveragePool": ("dequantize", False),
-    "QLinearAveragePool": ("dequantize", False),
-    "QGemm": ("dequantize", False),
-    "DynamicQuantizeMatMul": ("dequantize", False),
-    "MatMulIntegerToFloat": ("dequantize", False),
-    "DynamicQuantizeLSTM": ("dequantize", False),
-    "QLinearSoftmax": ("dequantize", False),
-    "QLinearReduceMean": ("dequantize", False),
-    "QLinearWhere": ("dequantize", False),
-    "QAttention": ("dequantize", False),
-}
-
+__all__ = ["CATALOG", "CONTRIB_DECOMPOSITIONS", "DOMAIN_HINTS", "build_index", "suggest"]
 
 # Custom domains no pass rewrites but whose origin tells the user what to do instead.
 DOMAIN_HINTS: dict[str, str] = {
@@ -148,3 +62,44 @@ def suggest(rule: str, op_type: str | None = None, domain: str = "", attr: str |
             name, safe = CATALOG[key]
             return FixSuggestion(name, safe)
     return FixSuggestion.manual()
+
+
+CONTRIB_DOMAIN = "com.microsoft"
+
+
+def build_index() -> str:
+    """The text of ``atccheck/fix_index.py``, from the registered passes' ``suggested_for``.
+
+    Raises ValueError when two passes claim the same finding or a link is malformed.
+    """
+    from atccheck.passes import all_passes
+
+    catalog: dict[tuple[str, str | None], tuple[str, bool]] = {}
+    contrib: dict[str, tuple[str, bool]] = {}
+    for cls in all_passes():
+        for link in cls.suggested_for:
+            if link.rule is None:
+                if link.domain != CONTRIB_DOMAIN or not link.op_type:
+                    raise ValueError(f"{cls.name}: a link without a rule names a {CONTRIB_DOMAIN} op type")
+                table, key = contrib, link.op_type
+            else:
+                if link.domain:
+                    raise ValueError(f"{cls.name}: a link with a rule takes no domain")
+                table, key = catalog, (link.rule, link.op_type)
+            if key in table:
+                raise ValueError(f"{cls.name} and {table[key][0]} both claim {key}")
+            table[key] = (cls.name, cls.safe)
+    lines = [
+        '"""Generated by tools/build_fix_index.py from the passes\' ``suggested_for``: do not edit."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {",
+    ]
+    for (rule, op), (name, safe) in sorted(catalog.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        lines.append(f"    ({rule!r}, {op!r}): ({name!r}, {safe}),".replace("'", '"'))
+    lines += ["}", "", "CONTRIB_DECOMPOSITIONS: dict[str, tuple[str, bool]] = {"]
+    for op, (name, safe) in sorted(contrib.items()):
+        lines.append(f"    {op!r}: ({name!r}, {safe}),".replace("'", '"'))
+    lines += ["}", ""]
+    return "\n".join(lines)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, iter_graphs, opset_of
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -54,6 +54,7 @@ class ConvertOpset(FixPass):
 
     name = "convert-opset"
     stage = "convert-opset"
+    suggested_for = (FixLink("opset-not-registered"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"opset-not-registered"})
     safe = True
     tolerance = 1e-6

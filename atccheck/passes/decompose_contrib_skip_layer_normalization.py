@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import normalize, scale_shift
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, consumers
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 # Default epsilon of SkipLayerNormalization in the schema onnxruntime registers.
 SKIP_LAYER_NORM_EPSILON = 1e-12
@@ -30,6 +30,7 @@ class DecomposeContribSkipLayerNormalization(ContribDecomposition):
 
     name = "decompose-contrib-skip-layer-normalization"
     stage = "decompose"
+    suggested_for = (FixLink(None, "SkipLayerNormalization", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipLayerNormalization"})
     safe = True

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 
 from atccheck.errors import UsageError
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 from atccheck.verify import dims_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -183,6 +183,7 @@ class MakeInputsStatic(FixPass):
 
     name = "make-inputs-static"
     stage = "make-inputs-static"
+    suggested_for = (FixLink("dynamic-input-shape"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"dynamic-input-shape"})
     safe = True
     tolerance = 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported, consumers
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -30,6 +30,7 @@ class NonNegativeIndices(NodeRewrite):
 
     name = "non-negative-indices"
     stage = "repair"
+    suggested_for = (FixLink("negative-indices"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"negative-indices"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Gather", "ScatterND"})
     safe = True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -23,6 +23,7 @@ class RenameDuplicateNodes(FixPass):
 
     name = "rename-duplicate-nodes"
     stage = "repair"
+    suggested_for = (FixLink("duplicate-node-name"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"duplicate-node-name"})
     safe = True
     tolerance = 0.0

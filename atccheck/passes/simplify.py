@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 from atccheck.verify import INLINE_LIMIT
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +36,7 @@ class Simplify(FixPass):
 
     name = "simplify"
     stage = "simplify"
+    suggested_for = (FixLink("dynamic-shape-unsupported"), FixLink("non-constant-input"))
     fixes: ClassVar[frozenset[str]] = frozenset({"dynamic-shape-unsupported", "non-constant-input"})
     safe = True
     copy_input = False  # onnxsim reads a serialization of the model; outputs are filled in on a copy

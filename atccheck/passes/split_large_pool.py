@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._rewrite import Emitter, Rewriter, Site, consumers
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -38,6 +38,7 @@ class SplitLargePool(FixPass):
 
     name = "split-large-pool"
     stage = "split-kernels"
+    suggested_for = (FixLink("kernel-out-of-range", "MaxPool"), FixLink("kernel-out-of-range", "AveragePool"))
     fixes: ClassVar[frozenset[str]] = frozenset({"kernel-out-of-range"})
     op_types: ClassVar[frozenset[str] | None] = POOLS
     safe = True
