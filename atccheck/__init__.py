@@ -22,8 +22,8 @@ _LAZY = {
     "Report": ("atccheck.report", "Report"),
     "Finding": ("atccheck.findings", "Finding"),
     "Severity": ("atccheck.findings", "Severity"),
-    "fix": ("atccheck.fixer", "fix"),
-    "FixOutcome": ("atccheck.fixer", "FixOutcome"),
+    "fix": ("atccheck.fixing.pipeline", "fix"),
+    "FixOutcome": ("atccheck.fixing.pipeline", "FixOutcome"),
 }
 
 

@@ -9,7 +9,7 @@ import onnx
 from atccheck.engine import check
 from atccheck.passes.base import FixPass, PassContext, PassResult
 from atccheck.target import resolve_target
-from atccheck.verify import check_graph, compare, make_inputs, run_model, ModelSource
+from atccheck.fixing.verify import check_graph, compare, make_inputs, run_model, ModelSource
 
 
 def report(model: onnx.ModelProto, soc: str = "Ascend310P3", cann: str = "8.0"):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck import fix_catalog
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.engine import check
 from atccheck.findings import FixSuggestion
 from atccheck.passes import all_passes
@@ -23,7 +23,7 @@ TARGETS = (("Ascend310P3", "9.0"), ("Ascend310", "6.0"))
 
 
 def test_committed_index_matches_the_passes():
-    assert (PROJECT / "atccheck" / "fix_index.py").read_text(encoding="utf-8") == fix_catalog.build_index(), (
+    assert (PROJECT / "atccheck" / "fixing" / "index.py").read_text(encoding="utf-8") == fix_catalog.build_index(), (
         "run 'python tools/build_fix_index.py'")
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write ``atccheck/fix_index.py`` (the fix catalogue) from the passes' ``suggested_for``.
+"""Write ``atccheck/fixing/index.py`` (the fix catalogue) from the passes' ``suggested_for``.
 
 Usage::
 
@@ -20,9 +20,9 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from atccheck.fix_catalog import build_index  # noqa: E402
+from atccheck.fixing.catalog import build_index  # noqa: E402
 
-INDEX = PROJECT / "atccheck" / "fix_index.py"
+INDEX = PROJECT / "atccheck" / "fixing" / "index.py"
 
 
 def main(argv: list[str] | None = None) -> int:

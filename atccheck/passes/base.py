@@ -8,8 +8,8 @@ before and after). It declares which rule names it removes and whether it is exa
 when the pass declares ``copy_input = False``: it must then leave it unchanged) and returns
 :class:`PassResult`; returning ``modified=False`` means "nothing to do here".
 
-The pipeline (``atccheck/fixer.py``) runs only the passes whose rules fired, in ``ORDER``,
-then verifies every step (``atccheck/fix_verification.py``): ``onnx.checker`` full check, onnxruntime outputs against the model
+The pipeline (``atccheck/fixing/pipeline.py``) runs only the passes whose rules fired, in ``ORDER``,
+then verifies every step (``atccheck/fixing/verification.py``): ``onnx.checker`` full check, onnxruntime outputs against the model
 the pass was handed, and the rules again. A step that fails is rolled back. A step is
 accepted when every output element satisfies ``|new - old| <= tolerance + rtol * |old|``
 (integer and bool outputs must match exactly).
@@ -47,7 +47,7 @@ class FixLink(NamedTuple):
 
     ``rule`` None with a ``domain`` means a finding of any rule on ``op_type`` in that domain
     (the ``com.microsoft`` decompositions). ``op_type`` None means any node of ``rule``.
-    The fix catalogue (``atccheck/fix_index.py``) is generated from these declarations.
+    The fix catalogue (``atccheck/fixing/index.py``) is generated from these declarations.
     """
 
     rule: str | None

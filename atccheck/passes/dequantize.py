@@ -111,7 +111,7 @@ class Dequantize(FixPass):
         {"unsupported-op", "custom-domain-op", "opset-not-registered", "dtype-not-supported"})
     op_types: ClassVar[frozenset[str] | None] = HANDLED
     safe = False
-    # judged by cosine similarity per output (fix_verification), not elementwise
+    # judged by cosine similarity per output (fixing/verification.py), not elementwise
     min_cosine: ClassVar[float] = 0.99
     tolerance = float("inf")
     rtol = 0.0

@@ -151,7 +151,7 @@ def _evaluate(node: "onnx.NodeProto", feeds: dict, opset: int | None) -> list:
         evaluator = ReferenceEvaluator(node, opsets={"": opset or 13})
         return evaluator.run(None, feeds)
     except Exception as exc:  # unsupported op in the reference runtime, bad values
-        from atccheck.verify import one_line
+        from atccheck.fixing.verify import one_line
 
         raise NotFoldable(f"{node.op_type} could not be evaluated: {one_line(exc)}") from None
 

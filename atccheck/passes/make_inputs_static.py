@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 
 from atccheck.errors import UsageError
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
-from atccheck.verify import dims_text
+from atccheck.fixing.verify import dims_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
-from atccheck.verify import INLINE_LIMIT
+from atccheck.fixing.verify import INLINE_LIMIT
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -47,7 +47,7 @@ class Simplify(FixPass):
         import onnx
         import onnxsim
 
-        from atccheck.verify import approx_size
+        from atccheck.fixing.verify import approx_size
 
         if _shapeless_outputs(model):
             filled = onnx.ModelProto()
@@ -127,7 +127,7 @@ def _simplify_through_files(model: "onnx.ModelProto") -> "onnx.ModelProto":
     import onnx
     import onnxsim
 
-    from atccheck.verify import save_with_external_data
+    from atccheck.fixing.verify import save_with_external_data
 
     with tempfile.TemporaryDirectory(prefix="atccheck-simplify-") as tmp:
         source = Path(tmp) / "in.onnx"

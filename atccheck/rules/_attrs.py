@@ -174,7 +174,7 @@ def page_finding(rule: "Rule", node: NodeContext, kind: str, fact: OpFact, cover
                  severity: "Severity", hint: str, data: dict[str, Any]) -> "Finding":
     """A finding that rests on a published page's fact: an info, marked unverified, where the
     page does not cover the target's profile (``covered`` False); the fix the catalog names."""
-    from atccheck import fix_catalog
+    from atccheck.fixing import catalog as fix_catalog
     from atccheck.findings import Severity
 
     profile = node.ctx.target.profile.id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from atccheck import fix_catalog
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.context import CheckContext
 from atccheck.findings import ROOT_GRAPH, Finding, Location, Severity
 from atccheck.model.graph import GraphNode

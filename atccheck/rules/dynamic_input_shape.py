@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from atccheck import fix_catalog
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.context import CheckContext
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.model.shapes import Dim, type_info

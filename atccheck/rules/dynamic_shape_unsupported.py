@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from atccheck import fix_catalog
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.rules.base import Rule, register

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from atccheck import fix_catalog
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.rules._attrs import kernel_spatial, reaches_plugin

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from atccheck import fix_catalog
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.context import CheckContext
 from atccheck.findings import Finding, Severity
 from atccheck.rules.base import Rule, register

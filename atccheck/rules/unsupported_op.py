@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from atccheck import fix_catalog
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, Severity
 from atccheck.rules._helpers import unregistered_error

@@ -6,7 +6,7 @@ from onnx import helper
 
 from atccheck.errors import UsageError
 from atccheck.passes.make_inputs_static import MakeInputsStatic, plan_static_shapes
-from atccheck.verify import same_computation, make_inputs
+from atccheck.fixing.verify import same_computation, make_inputs
 from builders import init, make_model, tensor_input
 from fix_harness import assert_valid, max_error, named, run_pass
 

@@ -2,7 +2,7 @@
 
 Each pass declares the findings it is the fix for (``suggested_for``, a tuple of
 :class:`~atccheck.passes.base.FixLink`) and whether it is ``safe``; that declaration is the
-only one. ``CATALOG`` and ``CONTRIB_DECOMPOSITIONS`` are read from ``atccheck/fix_index.py``,
+only one. ``CATALOG`` and ``CONTRIB_DECOMPOSITIONS`` are read from ``atccheck/fixing/index.py``,
 which ``tools/build_fix_index.py`` writes from the passes (a test checks it is current), so
 that rules can suggest a fix without importing every pass module.
 
@@ -14,7 +14,7 @@ Values are (pass name, safe). Rules read this to attach a FixSuggestion; they ne
 from __future__ import annotations
 
 from atccheck.findings import FixSuggestion
-from atccheck.fix_index import CATALOG, CONTRIB_DECOMPOSITIONS
+from atccheck.fixing.index import CATALOG, CONTRIB_DECOMPOSITIONS
 
 __all__ = ["CATALOG", "CONTRIB_DECOMPOSITIONS", "DOMAIN_HINTS", "build_index", "suggest"]
 
@@ -68,7 +68,7 @@ CONTRIB_DOMAIN = "com.microsoft"
 
 
 def build_index() -> str:
-    """The text of ``atccheck/fix_index.py``, from the registered passes' ``suggested_for``.
+    """The text of ``atccheck/fixing/index.py``, from the registered passes' ``suggested_for``.
 
     Raises ValueError when two passes claim the same finding or a link is malformed.
     """
