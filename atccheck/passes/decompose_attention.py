@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, Unsupported, consumers
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, Unsupported
 from atccheck.passes.base import FixLink, register_pass
 
 Q, K, V, MASK, PAST_KEY, PAST_VALUE = range(6)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, consumers
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
 
 MASK_FILTER_VALUE = -10000.0  # the attribute's default in onnxruntime's kernel

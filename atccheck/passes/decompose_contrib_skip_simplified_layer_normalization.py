@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._formulas import rms_normalize, scale_shift
-from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, consumers
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
 
 # Default epsilon of SkipSimplifiedLayerNormalization in the schema onnxruntime registers.

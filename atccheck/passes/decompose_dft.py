@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, np_dtype
+from atccheck.passes._graph import np_dtype
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
 
 MAX_BASIS_ELEMENTS = 1 << 24

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, np_dtype
+from atccheck.passes._graph import np_dtype
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
 
 SIGNAL, FRAME_STEP, WINDOW, FRAME_LENGTH = range(4)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, np_dtype
+from atccheck.passes._graph import np_dtype
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
 
 # Cosine-sum coefficients a_k of w[n] = sum_k (-1)^k a_k cos(2 pi k n / N) (the ONNX function bodies).

@@ -431,7 +431,7 @@ class _Dequantizer:
         return True
 
     def _QLinearSoftmax(self, node: "onnx.NodeProto") -> bool | str:
-        from atccheck.passes._rewrite import opset_of
+        from atccheck.passes._graph import opset_of
 
         i = list(node.input) + [""] * 5
         x = self.float_of(i[0], i[1], i[2] or None)
@@ -450,7 +450,7 @@ class _Dequantizer:
     def _QLinearReduceMean(self, node: "onnx.NodeProto") -> bool | str:
         import numpy as np
 
-        from atccheck.passes._rewrite import opset_of
+        from atccheck.passes._graph import opset_of
 
         i = list(node.input) + [""] * 5
         x = self.float_of(i[0], i[1], i[2] or None)

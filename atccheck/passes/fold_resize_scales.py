@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._repairs import remove_dead_nodes, schema_inputs
-from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, iter_graphs, opset_of, shapes_of
+from atccheck.passes._graph import STANDARD_DOMAINS, Names, iter_graphs, opset_of, shapes_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported, np_dtype
+from atccheck.passes._graph import np_dtype
+from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported
 from atccheck.passes.base import FixLink, register_pass
 
 # Where and ConstantOfShape exist from opset 9; Pad takes pads and value as inputs from 11

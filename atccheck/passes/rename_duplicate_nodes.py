@@ -30,7 +30,7 @@ class RenameDuplicateNodes(FixPass):
     rtol = 0.0
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        from atccheck.passes._rewrite import Names
+        from atccheck.passes._graph import Names
 
         names = Names(model)  # holds every node name, so a repeated name is never handed back as is
         initializers = {t.name for t in model.graph.initializer}

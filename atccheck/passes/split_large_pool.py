@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import Emitter, Rewriter, Site, consumers
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
