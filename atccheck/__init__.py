@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what the lazy loader below returns, visible to type checkers
     from atccheck.engine import check
     from atccheck.findings import Finding, Severity
-    from atccheck.fixer import FixOutcome, fix
+    from atccheck.fixing.pipeline import FixOutcome, fix
     from atccheck.report import Report
 
 __version__ = "0.1.0"
@@ -28,8 +28,8 @@ _LAZY = {
     "Report": ("atccheck.report", "Report"),
     "Finding": ("atccheck.findings", "Finding"),
     "Severity": ("atccheck.findings", "Severity"),
-    "fix": ("atccheck.fixer", "fix"),
-    "FixOutcome": ("atccheck.fixer", "FixOutcome"),
+    "fix": ("atccheck.fixing.pipeline", "fix"),
+    "FixOutcome": ("atccheck.fixing.pipeline", "FixOutcome"),
 }
 
 

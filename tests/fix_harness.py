@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 import onnx
 
 from atccheck.engine import check
+from atccheck.fixing.verify import ModelSource, check_graph, compare, make_inputs, run_model
 from atccheck.passes.base import FixPass, PassContext, PassResult
 from atccheck.target import resolve_target
-from atccheck.verify import ModelSource, check_graph, compare, make_inputs, run_model
 
 
 def report(model: onnx.ModelProto, soc: str = "Ascend310P3", cann: str = "8.0"):

@@ -13,7 +13,7 @@ import pytest
 from onnx import helper
 
 from atccheck.errors import InputError, UsageError
-from atccheck.fixer import PassStatus, fix
+from atccheck.fixing.pipeline import PassStatus, fix
 from atccheck.passes import all_passes
 from atccheck.passes.base import FixPass, PassResult
 from builders import init, make_model, resize_with_computed_sizes, tensor_input
@@ -441,7 +441,7 @@ class AddsIdentities(AddsIdentity):
 
 
 def test_a_pass_that_keeps_failing_is_tried_a_bounded_number_of_times():
-    from atccheck.fixer import MAX_REVERTS
+    from atccheck.fixing.pipeline import MAX_REVERTS
 
     outcome = fix(dynamic_convnet(), soc="Ascend310P3", passes=[ScaleEveryOther, AddsIdentities], write=False)
     tries = status(outcome, "scale-every-other")
@@ -548,3 +548,12 @@ def test_an_unverified_step_that_onnxruntime_cannot_load_is_rolled_back():
     assert step.status is PassStatus.REVERTED and "cannot load" in step.reason
     assert not any(n.name == "bf16_sqrt" for n in outcome.model.graph.node)
     assert outcome.runtime_error is None
+
+
+def test_public_fix_stays_the_function_once_the_pipeline_package_is_imported():
+    import atccheck
+    import atccheck.fixing.catalog  # noqa: F401  (rules import it during every check)
+    from atccheck.fixing.outcome import FixOutcome
+    from atccheck.fixing.pipeline import fix
+
+    assert atccheck.fix is fix and atccheck.FixOutcome is FixOutcome

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
 
 import click
 
-from atccheck.emit._grouping import first_nodes
 from atccheck.cli.options import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
@@ -19,9 +17,6 @@ from atccheck.cli.options import (
     soc_option,
     use_color,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from atccheck.fixer import FixOutcome
 
 EPILOG = """\b
 Passes run in this order, each only when a finding calls for it:
@@ -67,7 +62,7 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
     the atc command line for the new file.
     """
     from atccheck.fileio import refuse_overwriting_inputs
-    from atccheck.fixer import fix
+    from atccheck.fixing.pipeline import fix
 
     refuse_overwriting_inputs([("-o", output)], [], [("--inputs", inputs)])
     outcome = fix(
@@ -94,118 +89,7 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
     if fmt == "json":
         click.echo(json.dumps(outcome.to_dict(), indent=2, sort_keys=False))
     else:
-        click.echo(render_text(outcome, color=use_color()), nl=False)
+        from atccheck.emit.fix_text import render
+
+        click.echo(render(outcome, color=use_color()), nl=False)
     sys.exit(EXIT_FINDINGS if outcome.fails() else EXIT_CLEAN)
-
-
-STATUS_COLOURS = {"applied": "green", "reverted": "red", "skipped": "yellow", "unchanged": None}
-SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
-
-
-def _style(text: str, color: bool, **kwargs: Any) -> str:
-    return click.style(text, **kwargs) if color else text
-
-
-def _counts(report) -> str:
-    c = report.counts()
-    return f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info ({report.node_count} nodes)"
-
-
-def _err(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
-
-
-def render_text(outcome: "FixOutcome", color: bool = False) -> str:
-    """The human report of one fix run."""
-    from atccheck.fix_outcome import TESTED, PassStatus
-
-    lines: list[str] = []
-    head = f"{outcome.source} -> {outcome.output or '(not written)'}: {outcome.target.describe()}"
-    lines.append(_style(head, color, bold=True))
-    lines.append(f"before: {_counts(outcome.before)}")
-    lines.append(f"after:  {_counts(outcome.after)}")
-
-    shown = [p for p in outcome.passes if not (p.status is PassStatus.SKIPPED and p.reason == "no finding calls for it")]
-    if shown:
-        lines.append("")
-        lines.append(_style("passes:", color, bold=True))
-        width = max(len(p.name) + (len(f" (round {p.round})") if p.round and p.round > 1 else 0) for p in shown)
-        for p in shown:
-            status = _style(f"{p.status.value:<9}", color, fg=STATUS_COLOURS.get(p.status.value))
-            detail = []
-            if p.status is PassStatus.APPLIED:
-                detail.append(f"{p.nodes_before} -> {p.nodes_after} nodes")
-                if p.verification == TESTED:
-                    detail.append(f"tested, max abs err {_err(p.max_abs_error)}, rel {_err(p.max_rel_error)}")
-                elif p.verification:
-                    detail.append(p.verification)
-            elif p.status is PassStatus.REVERTED:
-                if p.max_abs_error is not None and p.tolerance is not None and p.tolerance != float("inf"):
-                    detail.append(f"max abs err {_err(p.max_abs_error)} (tolerance {p.tolerance:g} + {p.rtol:g}*|x|)")
-                detail.append(p.reason or "")
-            elif p.reason:
-                detail.append(p.reason)
-            round_text = f" (round {p.round})" if p.round and p.round > 1 else ""
-            lines.append(f"  {status} {p.name + round_text:<{width}}  {'; '.join(d for d in detail if d)}")
-            for note in p.notes[:4]:
-                lines.append(f"            {note}")
-            if len(p.notes) > 4:
-                lines.append(f"            ... {len(p.notes) - 4} more note(s)")
-
-    if outcome.warnings:
-        lines.append("")
-        lines.append(_style("warnings:", color, bold=True))
-        lines.extend(f"  - {w}" for w in outcome.warnings)
-
-    lines.append("")
-    if outcome.remaining:
-        lines.append(_style(f"remaining findings ({len(outcome.remaining)}):", color, bold=True))
-        # identical findings on many nodes are one entry, as in check's text report
-        groups: dict[tuple[str, str, str], list] = {}
-        for item in outcome.remaining:
-            f = item.finding
-            groups.setdefault((f.name, f.message, item.why), []).append(item)
-        for items in groups.values():
-            f, why = items[0].finding, items[0].why
-            sev = _style(f"{f.severity.value:<7}", color, fg=SEVERITY_COLOURS[f.severity.value])
-            lines.append(f"  {sev} {f.code} {f.name}: {f.message}")
-            shown = first_nodes(i.finding for i in items)
-            if shown:
-                lines.append(f"          nodes: {shown}")
-            lines.append(f"          why: {why}")
-    else:
-        lines.append(_style("remaining findings: none", color, bold=True))
-
-    v = outcome.verification
-    lines.append("")
-    text = f"verification: {v.status}"
-    if v.status == "verified" and v.max_abs_error is not None:
-        text += f" (max abs error against the original {_err(v.max_abs_error)}, rel {_err(v.max_rel_error)})"
-    if v.reason:
-        text += f": {v.reason}"
-    lines.append(_style(text, color, fg="green" if v.verified else "yellow"))
-    if v.needs:
-        lines.append(f"  needs: {v.needs}")
-    for label in v.inputs:
-        lines.append(f"  inputs: {label}")
-    if v.dropped:
-        lines.append(f"  not compared on: {v.dropped}")
-    if v.original_checker:
-        lines.append(f"  note: onnx.checker already rejects the input model: {v.original_checker}")
-
-    lines.append("")
-    if outcome.written:
-        extra = f" (weights in {outcome.external_data})" if outcome.external_data else ""
-        lines.append(f"written: {outcome.output}{extra}")
-    if outcome.atc_command is not None:
-        lines.append(_style("atc command:", color, bold=True))
-        lines.append(f"  {outcome.atc_command.line}")
-        for note in outcome.atc_command.notes:
-            lines.append(f"  note: {note}")
-    elif outcome.atc_command_error:
-        lines.append(f"atc command: none ({outcome.atc_command_error})")
-    if outcome.runtime_error:
-        lines.append(_style(f"not fixed: {outcome.runtime_error}", color, fg="red"))
-    verdict = "errors remain" if outcome.fails() else "no error remains"
-    lines.append(_style(verdict, color, bold=True, fg="red" if outcome.fails() else "green"))
-    return "\n".join(lines) + "\n"

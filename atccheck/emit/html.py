@@ -35,7 +35,7 @@ from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.batch import UncheckedModel
-    from atccheck.fix_outcome import FixOutcome
+    from atccheck.fixing.outcome import FixOutcome
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import ShapeIndex
 
@@ -600,7 +600,7 @@ def _pass_pictures(outcome: "FixOutcome", record: Any, before: ModelFacts, after
 
 def render_fix(outcome: "FixOutcome", *, hops: int = HOPS) -> str:
     """The report of one ``atccheck fix`` run: passes with before/after pictures, verification, what remains."""
-    from atccheck.fix_outcome import TESTED, PassStatus
+    from atccheck.fixing.outcome import TESTED, PassStatus
 
     ids = _Ids()
     before = FactsCache._build(outcome.before)

@@ -11,7 +11,8 @@ standard ops that follow, layer by layer, on a weight-free copy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx

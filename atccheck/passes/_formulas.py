@@ -7,7 +7,8 @@ element type, appends the ops, and returns the name of the result.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.passes._rewrite import Emitter

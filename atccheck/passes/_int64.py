@@ -14,15 +14,16 @@ rewritten nodes: ``Cast(int32)`` of a ``Cast(int64)`` of an int32 value is that 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import ShapeIndex
-    from atccheck.passes._rewrite import Names
+    from atccheck.passes._graph import Names
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64_TYPE = 7
@@ -242,7 +243,7 @@ def rewrite(item: Plan, index: "GraphIndex", names: "Names") -> list[str]:
 
 def join_casts(model: "onnx.ModelProto", narrowed: set[str]) -> int:
     """Skip ``Cast(int32)(Cast(int64)(v))`` where v is a value this rewrite made int32; returns how many."""
-    from atccheck.passes._rewrite import graph_reads, iter_graphs
+    from atccheck.passes._graph import graph_reads, iter_graphs
 
     joined = 0
     for graph in iter_graphs(model.graph):
@@ -294,7 +295,7 @@ def targets(findings) -> dict[tuple[str, str], set[int]]:
 def graphs_by_path(model: "onnx.ModelProto") -> dict[str, "onnx.GraphProto"]:
     """Every graph by the path findings use (``main``, ``main/If_0:then_branch``)."""
     from atccheck.findings import ROOT_GRAPH
-    from atccheck.passes._rewrite import nested_graphs
+    from atccheck.passes._graph import nested_graphs
 
     found: dict[str, "onnx.GraphProto"] = {}
 
@@ -311,7 +312,7 @@ def graphs_by_path(model: "onnx.ModelProto") -> dict[str, "onnx.GraphProto"]:
 def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
     """The body of both passes: rewrite the nodes dtype findings name, proved ones only if asked."""
     from atccheck.model.graph import GraphIndex
-    from atccheck.passes._rewrite import Names, opset_of, shapes_of
+    from atccheck.passes._graph import Names, opset_of, shapes_of
     from atccheck.passes.base import PassResult
 
     shapes = shapes_of(model, ctx)

@@ -1,13 +1,14 @@
 """Small helpers the repair passes share: schema inputs, a node walk, dead-node removal.
 
-Fresh names, the pipeline's shapes and the model opset are in :mod:`atccheck.passes._rewrite`.
+Fresh names, the pipeline's shapes and the model opset are in :mod:`atccheck.passes._graph`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from atccheck.passes._rewrite import drop_initializers, graph_reads, iter_graphs
+from atccheck.passes._graph import drop_initializers, graph_reads, iter_graphs
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx

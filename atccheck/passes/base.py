@@ -8,8 +8,8 @@ before and after). It declares which rule names it removes and whether it is exa
 when the pass declares ``copy_input = False``: it must then leave it unchanged) and returns
 :class:`PassResult`; returning ``modified=False`` means "nothing to do here".
 
-The pipeline (``atccheck/fixer.py``) runs only the passes whose rules fired, in ``ORDER``,
-then verifies every step (``atccheck/fix_verification.py``): ``onnx.checker`` full check, onnxruntime outputs against the model
+The pipeline (``atccheck/fixing/pipeline.py``) runs only the passes whose rules fired, in ``ORDER``,
+then verifies every step (``atccheck/fixing/verification.py``): ``onnx.checker`` full check, onnxruntime outputs against the model
 the pass was handed, and the rules again. A step that fails is rolled back. A step is
 accepted when every output element satisfies ``|new - old| <= tolerance + rtol * |old|``
 (integer and bool outputs must match exactly).
@@ -18,8 +18,9 @@ accepted when every output element satisfies ``|new - old| <= tolerance + rtol *
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -40,6 +41,19 @@ ORDER = (
     "split-kernels",
     "repair",
 )
+
+
+class FixLink(NamedTuple):
+    """A finding a pass is the suggested fix for: rules name this pass in the finding's ``fix``.
+
+    ``rule`` None with a ``domain`` means a finding of any rule on ``op_type`` in that domain
+    (the ``com.microsoft`` decompositions). ``op_type`` None means any node of ``rule``.
+    The fix catalogue (``atccheck/fixing/index.py``) is generated from these declarations.
+    """
+
+    rule: str | None
+    op_type: str | None = None
+    domain: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,9 @@ class FixPass:
     name: ClassVar[str]  # verb phrase, kebab-case: "split-large-kernel-conv"
     stage: ClassVar[str]  # one of ORDER
     fixes: ClassVar[frozenset[str]]  # rule names whose findings this pass removes
+    # The findings rules name this pass for (their ``fix``): the one declaration the fix
+    # catalogue is built from. A pass without links runs only through ``fixes``.
+    suggested_for: ClassVar[tuple[FixLink, ...]] = ()
     safe: ClassVar[bool] = True
     tolerance: ClassVar[float] = 1e-5  # absolute error allowed against the outputs before the pass
     rtol: ClassVar[float] = 1e-5  # plus this fraction of the old value's magnitude (allclose-style)

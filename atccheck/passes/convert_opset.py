@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, iter_graphs, opset_of
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes._graph import STANDARD_DOMAINS, Names, iter_graphs, opset_of
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -54,6 +54,7 @@ class ConvertOpset(FixPass):
 
     name = "convert-opset"
     stage = "convert-opset"
+    suggested_for = (FixLink("opset-not-registered"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"opset-not-registered"})
     safe = True
     tolerance = 1e-6
@@ -211,9 +212,9 @@ def _keepable(node, old, new, shapes, current: int, target: int) -> bool:
             return False
     for name, spec in new.attributes.items():
         before = old.attributes.get(name)
-        if before is not None and before.default_value != spec.default_value:
-            if not any(a.name == name for a in node.attribute):
-                return False  # the default the node relies on changed
+        changed = before is not None and before.default_value != spec.default_value
+        if changed and not any(a.name == name for a in node.attribute):
+            return False  # the default the node relies on changed
     allowed = {c.type_param_str: set(c.allowed_type_strs) for c in new.type_constraints}
     for position, value in enumerate(node.input):
         if not value or position >= len(new.inputs):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -25,6 +25,7 @@ class DecomposeAffineGrid(Decomposition):
 
     name = "decompose-affine-grid"
     stage = "decompose"
+    suggested_for = (FixLink("opset-not-registered", "AffineGrid"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"AffineGrid"})
     safe = True

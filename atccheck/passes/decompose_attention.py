@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, Unsupported, consumers
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, Unsupported
+from atccheck.passes.base import FixLink, register_pass
 
 Q, K, V, MASK, PAST_KEY, PAST_VALUE = range(6)
 Y, PRESENT_KEY, PRESENT_VALUE, QK_OUTPUT = range(4)
@@ -32,6 +33,7 @@ class DecomposeAttention(Decomposition):
 
     name = "decompose-attention"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "Attention"), FixLink("opset-not-registered", "Attention"))
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Attention"})
     safe = True

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, Unsupported, consumers
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, Unsupported
+from atccheck.passes.base import FixLink, register_pass
 
 MASK_FILTER_VALUE = -10000.0  # what onnxruntime adds to a masked score (attribute mask_filter_value)
 INPUTS = ("input", "weights", "bias", "mask_index", "past", "attention_bias", "past_sequence_length")
@@ -34,6 +35,7 @@ class DecomposeContribAttention(ContribDecomposition):
 
     name = "decompose-contrib-attention"
     stage = "decompose"
+    suggested_for = (FixLink(None, "Attention", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Attention"})
     safe = True

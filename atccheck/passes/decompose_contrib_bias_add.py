@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -20,6 +20,7 @@ class DecomposeContribBiasAdd(ContribDecomposition):
 
     name = "decompose-contrib-bias-add"
     stage = "decompose"
+    suggested_for = (FixLink(None, "BiasAdd", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasAdd"})
     safe = True

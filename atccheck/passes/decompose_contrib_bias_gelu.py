@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_erf
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -21,6 +21,7 @@ class DecomposeContribBiasGelu(ContribDecomposition):
 
     name = "decompose-contrib-bias-gelu"
     stage = "decompose"
+    suggested_for = (FixLink(None, "BiasGelu", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasGelu"})
     safe = True

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_erf
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -24,6 +24,7 @@ class DecomposeContribBiasSplitGelu(ContribDecomposition):
 
     name = "decompose-contrib-bias-split-gelu"
     stage = "decompose"
+    suggested_for = (FixLink(None, "BiasSplitGelu", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasSplitGelu"})
     safe = True

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import normalize, scale_shift
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, Unsupported
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 DEFAULT_EPSILON = 1e-12  # the schema onnxruntime 1.32 registers
 (IDS, SEGMENT_IDS, WORD, POSITION, SEGMENT, GAMMA, BETA, MASK, POSITION_IDS) = range(9)
@@ -29,6 +29,7 @@ class DecomposeContribEmbedLayerNormalization(ContribDecomposition):
 
     name = "decompose-contrib-embed-layer-normalization"
     stage = "decompose"
+    suggested_for = (FixLink(None, "EmbedLayerNormalization", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"EmbedLayerNormalization"})
     safe = True

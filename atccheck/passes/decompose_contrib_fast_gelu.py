@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_tanh
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -23,6 +23,7 @@ class DecomposeContribFastGelu(ContribDecomposition):
 
     name = "decompose-contrib-fast-gelu"
     stage = "decompose"
+    suggested_for = (FixLink(None, "FastGelu", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FastGelu"})
     safe = True

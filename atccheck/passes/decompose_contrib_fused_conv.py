@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import FUSED_ACTIVATIONS, activation
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 FUSION_ATTRS = ("activation", "activation_params")
 
@@ -26,6 +26,7 @@ class DecomposeContribFusedConv(ContribDecomposition):
 
     name = "decompose-contrib-fused-conv"
     stage = "decompose"
+    suggested_for = (FixLink(None, "FusedConv", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedConv"})
     safe = True

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import FUSED_ACTIVATIONS, activation
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 ACTIVATION_PREFIX = "activation_"
 
@@ -25,6 +25,7 @@ class DecomposeContribFusedGemm(ContribDecomposition):
 
     name = "decompose-contrib-fused-gemm"
     stage = "decompose"
+    suggested_for = (FixLink(None, "FusedGemm", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedGemm"})
     safe = True

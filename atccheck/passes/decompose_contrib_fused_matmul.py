@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, Unsupported
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 def operand_perm(rank: int, trans: bool, trans_batch: bool) -> list[int]:
@@ -38,6 +38,7 @@ class DecomposeContribFusedMatMul(ContribDecomposition):
 
     name = "decompose-contrib-fused-matmul"
     stage = "decompose"
+    suggested_for = (FixLink(None, "FusedMatMul", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedMatMul"})
     safe = True

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_tanh
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -22,6 +22,7 @@ class DecomposeContribGemmFastGelu(ContribDecomposition):
 
     name = "decompose-contrib-gemm-fast-gelu"
     stage = "decompose"
+    suggested_for = (FixLink(None, "GemmFastGelu", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GemmFastGelu"})
     safe = True

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, consumers
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import FixLink, register_pass
 
 MASK_FILTER_VALUE = -10000.0  # the attribute's default in onnxruntime's kernel
 QUERY, KEY, VALUE, BIAS, KEY_PADDING_MASK, ATTENTION_BIAS, PAST_KEY, PAST_VALUE, PAST_LENGTH, CACHE = range(10)
@@ -30,6 +31,7 @@ class DecomposeContribMultiHeadAttention(ContribDecomposition):
 
     name = "decompose-contrib-multi-head-attention"
     stage = "decompose"
+    suggested_for = (FixLink(None, "MultiHeadAttention", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"MultiHeadAttention"})
     safe = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 # Default of QuickGelu's alpha in the schema onnxruntime registers (float 1.702).
 QUICK_GELU_ALPHA = 1.702
@@ -23,6 +23,7 @@ class DecomposeContribQuickGelu(ContribDecomposition):
 
     name = "decompose-contrib-quick-gelu"
     stage = "decompose"
+    suggested_for = (FixLink(None, "QuickGelu", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"QuickGelu"})
     safe = True

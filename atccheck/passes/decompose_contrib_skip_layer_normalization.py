@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._formulas import normalize, scale_shift
-from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, consumers
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import FixLink, register_pass
 
 # Default epsilon of SkipLayerNormalization in the schema onnxruntime registers.
 SKIP_LAYER_NORM_EPSILON = 1e-12
@@ -30,6 +31,7 @@ class DecomposeContribSkipLayerNormalization(ContribDecomposition):
 
     name = "decompose-contrib-skip-layer-normalization"
     stage = "decompose"
+    suggested_for = (FixLink(None, "SkipLayerNormalization", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipLayerNormalization"})
     safe = True

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._formulas import rms_normalize, scale_shift
-from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, consumers
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import FixLink, register_pass
 
 # Default epsilon of SkipSimplifiedLayerNormalization in the schema onnxruntime registers.
 SKIP_SIMPLIFIED_EPSILON = 1e-12
@@ -28,6 +29,7 @@ class DecomposeContribSkipSimplifiedLayerNormalization(ContribDecomposition):
 
     name = "decompose-contrib-skip-simplified-layer-normalization"
     stage = "decompose"
+    suggested_for = (FixLink(None, "SkipSimplifiedLayerNormalization", "com.microsoft"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipSimplifiedLayerNormalization"})
     safe = True

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, np_dtype
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import np_dtype
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import FixLink, register_pass
 
 MAX_BASIS_ELEMENTS = 1 << 24
 AXIS_AS_INPUT = 20  # DFT-20 reads the axis from its third input (default -2), DFT-17 from an attribute (default 1)
@@ -29,6 +30,7 @@ class DecomposeDft(Decomposition):
 
     name = "decompose-dft"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "DFT"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"DFT"})
     safe = True

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from math import prod
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._rewrite import Emitter, Rewriter, Site, Unsupported
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -38,6 +39,11 @@ class DecomposeEinsum(FixPass):
 
     name = "decompose-einsum"
     stage = "decompose"
+    suggested_for = (
+        FixLink("unsupported-op", "Einsum"),
+        FixLink("opset-not-registered", "Einsum"),
+        FixLink("attr-out-of-range", "Einsum"),
+    )
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered", "attr-out-of-range"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Einsum"})
     safe = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 # GridSample-16 names its modes bilinear/nearest/bicubic, GridSample-20 linear/nearest/cubic.
 LINEAR_MODES = ("bilinear", "linear")
@@ -36,6 +36,11 @@ class DecomposeGridSample(Decomposition):
 
     name = "decompose-grid-sample"
     stage = "decompose"
+    suggested_for = (
+        FixLink("unsupported-op", "GridSample"),
+        FixLink("opset-not-registered", "GridSample"),
+        FixLink("attr-out-of-range", "GridSample"),
+    )
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered", "attr-out-of-range"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GridSample"})
     safe = True

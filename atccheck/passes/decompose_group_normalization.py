@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import normalize
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 # GroupNormalization-21 made scale and bias per channel ([C]); version 18 has them per group.
 PER_CHANNEL_SINCE = 21
@@ -30,6 +30,7 @@ class DecomposeGroupNormalization(Decomposition):
 
     name = "decompose-group-normalization"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "GroupNormalization"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GroupNormalization"})
     safe = True

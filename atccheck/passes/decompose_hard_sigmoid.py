@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import clamp
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -23,6 +23,7 @@ class DecomposeHardSigmoid(Decomposition):
 
     name = "decompose-hard-sigmoid"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "HardSigmoid"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"HardSigmoid"})
     safe = True

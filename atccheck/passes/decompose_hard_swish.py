@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import clamp
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -24,6 +24,7 @@ class DecomposeHardSwish(Decomposition):
 
     name = "decompose-hard-swish"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "HardSwish"), FixLink("opset-not-registered", "HardSwish"))
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"HardSwish"})
     safe = True

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import normalize, scale_shift
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -26,6 +26,10 @@ class DecomposeLayerNormalization(Decomposition):
 
     name = "decompose-layer-normalization"
     stage = "decompose"
+    suggested_for = (
+        FixLink("unsupported-op", "LayerNormalization"),
+        FixLink("opset-not-registered", "LayerNormalization"),
+    )
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"LayerNormalization"})
     safe = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -22,6 +22,7 @@ class DecomposeMish(Decomposition):
 
     name = "decompose-mish"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "Mish"), FixLink("opset-not-registered", "Mish"))
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Mish"})
     safe = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 from atccheck.passes.decompose_simplified_layer_normalization import rms_norm_rewrite
 
 DEFAULT_EPSILON = 1e-5  # ONNX RMSNormalization-23
@@ -24,6 +24,10 @@ class DecomposeRmsNormalization(Decomposition):
 
     name = "decompose-rms-normalization"
     stage = "decompose"
+    suggested_for = (
+        FixLink("unsupported-op", "RMSNormalization"),
+        FixLink("opset-not-registered", "RMSNormalization"),
+    )
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"RMSNormalization"})
     safe = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @register_pass
@@ -25,6 +25,7 @@ class DecomposeRotaryEmbedding(Decomposition):
 
     name = "decompose-rotary-embedding"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "RotaryEmbedding"), FixLink("opset-not-registered", "RotaryEmbedding"))
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"RotaryEmbedding"})
     safe = True

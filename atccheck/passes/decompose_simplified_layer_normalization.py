@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import rms_normalize, scale_shift
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 DEFAULT_EPSILON = 1e-5  # the schema onnxruntime 1.32 registers
 
@@ -26,6 +26,7 @@ class DecomposeSimplifiedLayerNormalization(Decomposition):
 
     name = "decompose-simplified-layer-normalization"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "SimplifiedLayerNormalization"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SimplifiedLayerNormalization"})
     safe = True

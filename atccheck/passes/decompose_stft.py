@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, np_dtype
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import np_dtype
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import FixLink, register_pass
 
 SIGNAL, FRAME_STEP, WINDOW, FRAME_LENGTH = range(4)
 MAX_BASIS_ELEMENTS = 1 << 24  # the constant weight written: 2 * bins * channels * frame_length values
@@ -38,6 +39,7 @@ class DecomposeStft(Decomposition):
 
     name = "decompose-stft"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "STFT"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"STFT"})
     safe = True

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, np_dtype
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import np_dtype
+from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
+from atccheck.passes.base import FixLink, register_pass
 
 # Cosine-sum coefficients a_k of w[n] = sum_k (-1)^k a_k cos(2 pi k n / N) (the ONNX function bodies).
 COEFFICIENTS = {
@@ -31,6 +32,11 @@ class DecomposeWindowFunctions(Decomposition):
 
     name = "decompose-window-functions"
     stage = "decompose"
+    suggested_for = (
+        FixLink("unsupported-op", "HannWindow"),
+        FixLink("unsupported-op", "HammingWindow"),
+        FixLink("unsupported-op", "BlackmanWindow"),
+    )
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset(COEFFICIENTS)
     safe = True

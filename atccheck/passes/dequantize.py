@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -81,11 +82,37 @@ class Dequantize(FixPass):
 
     name = "dequantize"
     stage = "decompose"
+    suggested_for = (
+        FixLink("unsupported-op", "QuantizeLinear"),
+        FixLink("unsupported-op", "DequantizeLinear"),
+        FixLink("unsupported-op", "DynamicQuantizeLinear"),
+        FixLink("unsupported-op", "MatMulInteger"),
+        FixLink("unsupported-op", "ConvInteger"),
+        FixLink("unsupported-op", "QLinearConv"),
+        FixLink("unsupported-op", "QLinearMatMul"),
+        FixLink(None, "QuantizeLinear", "com.microsoft"),
+        FixLink(None, "DequantizeLinear", "com.microsoft"),
+        FixLink(None, "QLinearAdd", "com.microsoft"),
+        FixLink(None, "QLinearMul", "com.microsoft"),
+        FixLink(None, "QLinearSigmoid", "com.microsoft"),
+        FixLink(None, "QLinearLeakyRelu", "com.microsoft"),
+        FixLink(None, "QLinearConcat", "com.microsoft"),
+        FixLink(None, "QLinearGlobalAveragePool", "com.microsoft"),
+        FixLink(None, "QLinearAveragePool", "com.microsoft"),
+        FixLink(None, "QGemm", "com.microsoft"),
+        FixLink(None, "DynamicQuantizeMatMul", "com.microsoft"),
+        FixLink(None, "MatMulIntegerToFloat", "com.microsoft"),
+        FixLink(None, "DynamicQuantizeLSTM", "com.microsoft"),
+        FixLink(None, "QLinearSoftmax", "com.microsoft"),
+        FixLink(None, "QLinearReduceMean", "com.microsoft"),
+        FixLink(None, "QLinearWhere", "com.microsoft"),
+        FixLink(None, "QAttention", "com.microsoft"),
+    )
     fixes: ClassVar[frozenset[str]] = frozenset(
         {"unsupported-op", "custom-domain-op", "opset-not-registered", "dtype-not-supported"})
     op_types: ClassVar[frozenset[str] | None] = HANDLED
     safe = False
-    # judged by cosine similarity per output (fix_verification), not elementwise
+    # judged by cosine similarity per output (fixing/verification.py), not elementwise
     min_cosine: ClassVar[float] = 0.99
     tolerance = float("inf")
     rtol = 0.0
@@ -405,7 +432,7 @@ class _Dequantizer:
         return True
 
     def _QLinearSoftmax(self, node: "onnx.NodeProto") -> bool | str:
-        from atccheck.passes._rewrite import opset_of
+        from atccheck.passes._graph import opset_of
 
         i = list(node.input) + [""] * 5
         x = self.float_of(i[0], i[1], i[2] or None)
@@ -424,7 +451,7 @@ class _Dequantizer:
     def _QLinearReduceMean(self, node: "onnx.NodeProto") -> bool | str:
         import numpy as np
 
-        from atccheck.passes._rewrite import opset_of
+        from atccheck.passes._graph import opset_of
 
         i = list(node.input) + [""] * 5
         x = self.float_of(i[0], i[1], i[2] or None)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from atccheck.passes._graph import STANDARD_DOMAINS, Names, opset_of, shapes_of
 from atccheck.passes._repairs import graphs_with_nodes, schema_inputs
-from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, opset_of, shapes_of
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -27,6 +27,7 @@ class ExplicitReduceAxes(FixPass):
 
     name = "explicit-reduce-axes"
     stage = "repair"
+    suggested_for = (FixLink("reduce-without-axes"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"reduce-without-axes"})
     safe = True
     tolerance = 0.0

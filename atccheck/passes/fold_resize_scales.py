@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from atccheck.passes._graph import STANDARD_DOMAINS, Names, iter_graphs, opset_of, shapes_of
 from atccheck.passes._repairs import remove_dead_nodes, schema_inputs
-from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, iter_graphs, opset_of, shapes_of
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -151,7 +151,7 @@ def _evaluate(node: "onnx.NodeProto", feeds: dict, opset: int | None) -> list:
         evaluator = ReferenceEvaluator(node, opsets={"": opset or 13})
         return evaluator.run(None, feeds)
     except Exception as exc:  # unsupported op in the reference runtime, bad values
-        from atccheck.verify import one_line
+        from atccheck.fixing.verify import one_line
 
         raise NotFoldable(f"{node.op_type} could not be evaluated: {one_line(exc)}") from None
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.errors import UsageError
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-from atccheck.verify import dims_text
+from atccheck.fixing.verify import dims_text
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -183,6 +184,7 @@ class MakeInputsStatic(FixPass):
 
     name = "make-inputs-static"
     stage = "make-inputs-static"
+    suggested_for = (FixLink("dynamic-input-shape"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"dynamic-input-shape"})
     safe = True
     tolerance = 0.0
@@ -203,10 +205,9 @@ class MakeInputsStatic(FixPass):
             modified = True
             old = dims_text(before or ())
             notes.append(f"input '{vi.name}': {old if before is not None else 'no shape'} -> {plan.shape_text(vi.name)}")
-        if plan.bound or modified:
-            if _substitute(model.graph, plan.bound):
-                modified = True
-                notes.append("fixed sizes written into output and value_info annotations too")
+        if (plan.bound or modified) and _substitute(model.graph, plan.bound):
+            modified = True
+            notes.append("fixed sizes written into output and value_info annotations too")
         for ref in plan.defaulted:
             notes.append(f"input '{ref.input}' axis {ref.axis} ({ref.text}) set to batch {DEFAULT_BATCH} by default")
         for ref in plan.left:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported, consumers
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported
+from atccheck.passes.base import FixLink, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -30,6 +31,7 @@ class NonNegativeIndices(NodeRewrite):
 
     name = "non-negative-indices"
     stage = "repair"
+    suggested_for = (FixLink("negative-indices"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"negative-indices"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Gather", "ScatterND"})
     safe = True
@@ -84,7 +86,7 @@ def _indexed_sizes(rw: Rewriter, site: Site, value: "np.ndarray") -> "np.ndarray
 
 def _drop_unread_constants(model: "onnx.ModelProto", names: list[str]) -> None:
     """Remove the Constant nodes that produced replaced indices, once nothing reads them."""
-    from atccheck.passes._rewrite import iter_graphs
+    from atccheck.passes._graph import iter_graphs
 
     gone = {name for name in names if consumers(model, name) == 0}  # graph outputs count as readers
     for graph in iter_graphs(model.graph):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported, np_dtype
-from atccheck.passes.base import register_pass
+from atccheck.passes._graph import np_dtype
+from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported
+from atccheck.passes.base import FixLink, register_pass
 
 # Where and ConstantOfShape exist from opset 9; Pad takes pads and value as inputs from 11
 FIRST_OPSET = 11
@@ -25,6 +26,7 @@ class PadZeroThenFill(NodeRewrite):
 
     name = "pad-zero-then-fill"
     stage = "repair"
+    suggested_for = (FixLink("pad-value-not-zero"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"pad-value-not-zero"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Pad"})
     safe = True

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import STANDARD_DOMAINS, Names, is_float, iter_graphs, prune_initializers, shapes_of
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes._graph import STANDARD_DOMAINS, Names, is_float, iter_graphs, prune_initializers, shapes_of
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -35,7 +35,8 @@ class PreluSlope1d(FixPass):
 
     name = "prelu-slope-1d"
     stage = "repair"
-    fixes: ClassVar[frozenset[str]] = frozenset()  # rules name it through FixSuggestion("prelu-slope-1d")
+    suggested_for = (FixLink("input-shape-not-supported", "PRelu"),)
+    fixes: ClassVar[frozenset[str]] = frozenset({"input-shape-not-supported"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"PRelu"})
     safe = True
     tolerance = 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -23,13 +23,14 @@ class RenameDuplicateNodes(FixPass):
 
     name = "rename-duplicate-nodes"
     stage = "repair"
+    suggested_for = (FixLink("duplicate-node-name"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"duplicate-node-name"})
     safe = True
     tolerance = 0.0
     rtol = 0.0
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        from atccheck.passes._rewrite import Names
+        from atccheck.passes._graph import Names
 
         names = Names(model)  # holds every node name, so a repeated name is never handed back as is
         initializers = {t.name for t in model.graph.initializer}

@@ -6,11 +6,12 @@ import contextlib
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
-from atccheck.verify import INLINE_LIMIT
+from atccheck.fixing.verify import INLINE_LIMIT
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -36,6 +37,7 @@ class Simplify(FixPass):
 
     name = "simplify"
     stage = "simplify"
+    suggested_for = (FixLink("dynamic-shape-unsupported"), FixLink("non-constant-input"))
     fixes: ClassVar[frozenset[str]] = frozenset({"dynamic-shape-unsupported", "non-constant-input"})
     safe = True
     copy_input = False  # onnxsim reads a serialization of the model; outputs are filled in on a copy
@@ -46,7 +48,7 @@ class Simplify(FixPass):
         import onnx
         import onnxsim
 
-        from atccheck.verify import approx_size
+        from atccheck.fixing.verify import approx_size
 
         if _shapeless_outputs(model):
             filled = onnx.ModelProto()
@@ -126,7 +128,7 @@ def _simplify_through_files(model: "onnx.ModelProto") -> "onnx.ModelProto":
     import onnx
     import onnxsim
 
-    from atccheck.verify import save_with_external_data
+    from atccheck.fixing.verify import save_with_external_data
 
     with tempfile.TemporaryDirectory(prefix="atccheck-simplify-") as tmp:
         source = Path(tmp) / "in.onnx"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import STANDARD_DOMAINS, iter_graphs
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes._graph import STANDARD_DOMAINS, iter_graphs
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -27,6 +27,7 @@ class SingleOpsetImport(FixPass):
 
     name = "single-opset-import"
     stage = "single-opset-import"
+    suggested_for = (FixLink("multiple-opset-imports"), FixLink("custom-domain-op"))
     fixes: ClassVar[frozenset[str]] = frozenset(
         {"multiple-opset-imports", "custom-domain-op", "domain-without-opset-import"}
     )

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._rewrite import Emitter, Rewriter, Site, Unsupported
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -44,6 +44,7 @@ class SplitLargeKernelConv(FixPass):
 
     name = "split-large-kernel-conv"
     stage = "split-kernels"
+    suggested_for = (FixLink("kernel-out-of-range", "Conv"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"kernel-out-of-range"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Conv"})
     safe = True

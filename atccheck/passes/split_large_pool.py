@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._rewrite import Emitter, Rewriter, Site, consumers
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes._graph import consumers
+from atccheck.passes._rewrite import Emitter, Rewriter, Site
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -38,6 +39,7 @@ class SplitLargePool(FixPass):
 
     name = "split-large-pool"
     stage = "split-kernels"
+    suggested_for = (FixLink("kernel-out-of-range", "MaxPool"), FixLink("kernel-out-of-range", "AveragePool"))
     fixes: ClassVar[frozenset[str]] = frozenset({"kernel-out-of-range"})
     op_types: ClassVar[frozenset[str] | None] = POOLS
     safe = True
@@ -100,9 +102,11 @@ def _divisors(n: int, most: int) -> list[int]:
 
 def _too_large(tbl: "Tables", op: str, hw: list[int], strides: list[int], sizes: list, profile: str) -> bool:
     """The conditions under which kernel-out-of-range reports the AI CPU path."""
-    if tbl.op_facts_for("pool-aicpu-graph", op, profile):  # the plugin builds an AI CPU graph for large windows
-        if hw[0] * hw[1] > tbl.limit("pool_aicpu_window_area") or max(strides) > tbl.limit("pool_aicpu_stride"):
-            return True
+    # the plugin builds an AI CPU graph for large windows
+    aicpu_graph = bool(tbl.op_facts_for("pool-aicpu-graph", op, profile))
+    too_large = hw[0] * hw[1] > tbl.limit("pool_aicpu_window_area") or max(strides) > tbl.limit("pool_aicpu_stride")
+    if aicpu_graph and too_large:
+        return True
     if op == "AveragePool" and max(hw) > tbl.limit("avgpool_kernel_hw_max"):
         spatial = [1, *sizes] if len(sizes) == 1 else sizes
         # a global pool is accepted; unknown sizes cannot be told from one (the rule is silent)

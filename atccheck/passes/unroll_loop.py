@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._rewrite import Emitter, Rewriter, Site
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -40,6 +40,7 @@ class UnrollLoop(FixPass):
 
     name = "unroll-loop"
     stage = "decompose"
+    suggested_for = (FixLink("unsupported-op", "Loop"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Loop"})
     safe = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -38,6 +38,7 @@ class UnstrideLastAxisSlice(NodeRewrite):
 
     name = "unstride-last-axis-slice"
     stage = "repair"
+    suggested_for = (FixLink("slice-step-on-last-axis"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"slice-step-on-last-axis"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Slice"})
     safe = True

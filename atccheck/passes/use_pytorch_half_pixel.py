@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 MODE = "coordinate_transformation_mode"
 
@@ -27,6 +27,7 @@ class UsePytorchHalfPixel(NodeRewrite):
 
     name = "use-pytorch-half-pixel"
     stage = "repair"
+    suggested_for = (FixLink("attr-out-of-range", "Resize"),)
     fixes: ClassVar[frozenset[str]] = frozenset({"attr-out-of-range"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Resize"})
     safe = True

@@ -177,8 +177,8 @@ def page_finding(rule: "Rule", node: NodeContext, kind: str, fact: OpFact, cover
                  severity: "Severity", hint: str, data: dict[str, Any]) -> "Finding":
     """A finding that rests on a published page's fact: an info, marked unverified, where the
     page does not cover the target's profile (``covered`` False); the fix the catalog names."""
-    from atccheck import fix_catalog
     from atccheck.findings import Severity
+    from atccheck.fixing import catalog as fix_catalog
 
     profile = node.ctx.target.profile.id
     if not covered:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from atccheck import fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.rules._attrs import (
     MISSING,
     effective_attr,

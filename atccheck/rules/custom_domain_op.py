@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from atccheck import fix_catalog
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.rules._helpers import unregistered_error
 from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register

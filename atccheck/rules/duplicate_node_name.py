@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from atccheck import fix_catalog
 from atccheck.context import CheckContext
 from atccheck.findings import ROOT_GRAPH, Finding, Location, Severity
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.model.graph import GraphNode
 from atccheck.rules.base import Rule, register
 

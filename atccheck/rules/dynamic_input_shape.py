@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from atccheck import fix_catalog
 from atccheck.context import CheckContext
 from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.model.shapes import Dim, type_info
 from atccheck.rules.base import Rule, register
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from atccheck import fix_catalog
 from atccheck.context import CheckContext
 from atccheck.findings import Finding, Severity
+from atccheck.fixing import catalog as fix_catalog
 from atccheck.rules.base import Rule, register
 from atccheck.tables import AI_ONNX
 

@@ -10,8 +10,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from atccheck.engine import check
-from atccheck.fix_verification import compare_cosine
-from atccheck.fixer import PassStatus, fix
+from atccheck.fixing.pipeline import PassStatus, fix
+from atccheck.fixing.verification import compare_cosine
 from atccheck.passes.dequantize import HANDLED, Dequantize
 from builders import init, make_model, tensor_input
 from fix_harness import run_pass
@@ -236,6 +236,6 @@ def test_a_rolled_back_dequantize_says_why_and_the_json_report_stays_valid(tmp_p
     assert step.status is PassStatus.REVERTED and "cosine similarity" in step.reason
     text = json.dumps(outcome.to_dict(), allow_nan=False)
     assert '"tolerance": "inf"' in text
-    from atccheck.cli.fix import render_text
+    from atccheck.emit.fix_text import render as render_text
 
     assert "tolerance inf" not in render_text(outcome)

@@ -5,7 +5,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from atccheck.engine import check
-from atccheck.fixer import PassStatus, fix
+from atccheck.fixing.pipeline import PassStatus, fix
 from atccheck.passes.float64_to_float32 import Float64ToFloat32
 from builders import init, make_model, tensor_input
 from fix_harness import max_error, run_pass

@@ -5,8 +5,8 @@ import pytest
 from onnx import helper
 
 from atccheck.errors import UsageError
+from atccheck.fixing.verify import make_inputs, same_computation
 from atccheck.passes.make_inputs_static import MakeInputsStatic, plan_static_shapes
-from atccheck.verify import make_inputs, same_computation
 from builders import init, make_model, tensor_input
 from fix_harness import assert_valid, max_error, named, run_pass
 

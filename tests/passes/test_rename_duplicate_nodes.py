@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from onnx import helper
 
+from atccheck.fixing.verify import ModelSource, make_inputs, run_model, same_computation
 from atccheck.passes.rename_duplicate_nodes import RenameDuplicateNodes
-from atccheck.verify import ModelSource, make_inputs, run_model, same_computation
 from builders import make_model, tensor_input
 from fix_harness import assert_valid, named, run_pass
 

@@ -123,7 +123,7 @@ def test_a_trip_count_from_a_dim_is_unrolled_once_the_dim_is_static():
 
 
 def test_fix_unrolls_a_loop_over_a_dim_given_by_input_shape():
-    from atccheck.fixer import PassStatus, fix
+    from atccheck.fixing.pipeline import PassStatus, fix
 
     outcome = fix(loop_over_a_dim([1, "steps"]), soc="Ascend310P3", input_shapes="seq:1,4", unsafe_fixes=True,
                   write=False)
@@ -134,7 +134,7 @@ def test_fix_unrolls_a_loop_over_a_dim_given_by_input_shape():
 
 
 def test_a_data_dependent_loop_says_so_in_the_fix_report():
-    from atccheck.fixer import fix
+    from atccheck.fixing.pipeline import fix
 
     outcome = fix(loop_model(trip_input=True), soc="Ascend310P3", unsafe_fixes=True, write=False)
     why = [r.why for r in outcome.remaining if r.finding.location.op_type == "Loop"]

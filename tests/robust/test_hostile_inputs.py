@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from onnx import TensorProto, helper
 
-import atccheck.verify as verify
+import atccheck.fixing.verify as verify
 from atccheck.cli.main import main
-from atccheck.fixer import fix
+from atccheck.fixing.pipeline import fix
 from builders import init, make_model, tensor_input
 from conftest import SAMPLE_MODELS
 

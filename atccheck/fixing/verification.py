@@ -5,26 +5,27 @@ Each applied pass makes a :class:`State` (the model after it, its report, its pa
 then a structural proof (only names and shape annotations changed) or onnxruntime outputs
 against the model before the step, within the pass's tolerance. The reference run of the
 original model starts first, beside the first check. :func:`summarize` turns the verdicts of
-the final chain into the outcome's :class:`~atccheck.fix_outcome.Verification`.
+the final chain into the outcome's :class:`~atccheck.fixing.outcome.Verification`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
-from atccheck.fix_outcome import DISABLED, PROVED, TESTED, UNVERIFIED, PassOutcome, Verification
+from atccheck.fixing.outcome import DISABLED, PROVED, TESTED, UNVERIFIED, PassOutcome, Verification
+from atccheck.fixing.verify import Inputs
 from atccheck.passes.base import FixPass
 from atccheck.report import Report
-from atccheck.verify import Inputs
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.verify import Comparison, ModelSource, Outputs
+    from atccheck.fixing.verify import Comparison, ModelSource, Outputs
 
 
 @dataclass
@@ -90,7 +91,15 @@ class Verifier:
         self.reference = self.pool.submit(self._reference, model, path)
 
     def _reference(self, model: "onnx.ModelProto", path: Path | None) -> Reference:
-        from atccheck.verify import LoadError, ModelSource, RunError, RunTimeout, check_graph, one_line, run_model
+        from atccheck.fixing.verify import (
+            LoadError,
+            ModelSource,
+            RunError,
+            RunTimeout,
+            check_graph,
+            one_line,
+            run_model,
+        )
 
         checker_error = check_graph(model)
         if not self.enabled:
@@ -147,7 +156,7 @@ class Verifier:
         try:
             return self._verify_unguarded(state)
         except Exception as exc:  # a bug in verification must not pass a step
-            from atccheck.verify import one_line
+            from atccheck.fixing.verify import one_line
 
             return Verdict(False, reason=f"verification raised {type(exc).__name__}: {one_line(exc)}")
         finally:
@@ -155,7 +164,7 @@ class Verifier:
                 state.serialized.set_result(None)
 
     def _verify_unguarded(self, state: State) -> Verdict:
-        from atccheck.verify import ModelSource, RunError, check_graph, compare, same_computation
+        from atccheck.fixing.verify import ModelSource, RunError, check_graph, compare, same_computation
 
         assert self.reference is not None and state.parent is not None and state.pass_cls is not None
         reference = self.reference.result()
@@ -211,7 +220,7 @@ class Verifier:
         return Verdict(True, TESTED, None, comparison, cumulative, outputs, data, original, proved_chain=False)
 
     def close(self) -> None:
-        from atccheck.verify import terminate_runs
+        from atccheck.fixing.verify import terminate_runs
 
         self.pool.shutdown(wait=False, cancel_futures=True)
         terminate_runs()  # a run still going is one nobody waits for (an interrupt, an error)
@@ -228,7 +237,7 @@ def evaluate(model: "onnx.ModelProto", inputs: Inputs) -> "list[Outputs] | None"
     """Outputs of every input set from ``onnx.reference``, or None (too large, or it fails too)."""
     import numpy as np
 
-    from atccheck.verify import approx_size
+    from atccheck.fixing.verify import approx_size
 
     if len(model.graph.node) > EVALUATOR_MAX_NODES or approx_size(model) > EVALUATOR_MAX_BYTES:
         return None
@@ -244,7 +253,7 @@ def evaluate(model: "onnx.ModelProto", inputs: Inputs) -> "list[Outputs] | None"
 
 def run_or_evaluate(source: "ModelSource", model: "onnx.ModelProto", inputs: Inputs) -> "list[Outputs]":
     """onnxruntime's outputs, or onnx.reference's when onnxruntime cannot load a small model."""
-    from atccheck.verify import LoadError, run_model
+    from atccheck.fixing.verify import LoadError, run_model
 
     try:
         return run_model(source, inputs)
@@ -290,7 +299,7 @@ def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]
     """
     import numpy as np
 
-    from atccheck.verify import Comparison, compare
+    from atccheck.fixing.verify import Comparison, compare
 
     loose = compare(reference, candidate, math.inf, math.inf)
     if not loose.ok:  # with infinite tolerances: a missing output, a shape change, NaN or infinity
@@ -367,7 +376,7 @@ def runtime_load_error(
     types of If/Loop branches with the now-known shapes, which the verification sessions
     (optimizations off) never do. Otherwise with the verification's own options.
     """
-    from atccheck.verify import LoadError, ModelSource, RunError, one_line, run_model
+    from atccheck.fixing.verify import LoadError, ModelSource, RunError, one_line, run_model
 
     source = ModelSource(path=path) if path is not None else ModelSource(model)
     try:
@@ -408,7 +417,7 @@ class LoadCheck:
         self.future: "Future[str | None] | None" = None
 
     def start(self, state: State) -> None:
-        from atccheck.verify import INLINE_LIMIT, approx_size
+        from atccheck.fixing.verify import INLINE_LIMIT, approx_size
 
         if state.job is not None and not _has_subgraphs(state.model):
             return  # its verification loads it (when that runs onnxruntime); result() decides

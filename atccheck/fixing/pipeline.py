@@ -19,12 +19,12 @@ The pipeline:
    onnxruntime outputs against the model before the step, within the pass's tolerance. A
    step that fails (or a pass that raises) is rolled back, reported as reverted with its
    error, and the passes after it are replayed on the model before it.
-   (``atccheck/fix_verification.py``.)
+   (``atccheck/fixing/verification.py``.)
 4. Write the result (atomically; external data beside it when the input had external data or
    the model is 2 GiB or more), check it again, and build the ``atc`` command line for it.
-   (Output paths, staging and writing: ``atccheck/fix_output.py``.)
+   (Output paths, staging and writing: ``atccheck/fixing/output.py``.)
 
-Nothing here prints or exits: :func:`fix` returns a :class:`FixOutcome` (``atccheck/fix_outcome.py``;
+Nothing here prints or exits: :func:`fix` returns a :class:`FixOutcome` (``atccheck/fixing/outcome.py``;
 this module re-exports it with ``PassStatus`` and the other data classes).
 """
 
@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import AtcCheckError, InputError
 from atccheck.findings import Finding, FixSuggestion
-from atccheck.fix_outcome import (
+from atccheck.fixing.outcome import (
     SCHEMA_VERSION,
     FixOutcome,
     PassOutcome,
@@ -46,8 +47,8 @@ from atccheck.fix_outcome import (
     Verification,
     finding_delta,
 )
-from atccheck.fix_output import Staging, default_output, inline_limit, resolve_output, write_model
-from atccheck.fix_verification import LoadCheck, State, Verifier, record_verdict, runtime_load_error, summarize
+from atccheck.fixing.output import Staging, default_output, inline_limit, resolve_output, write_model
+from atccheck.fixing.verification import LoadCheck, State, Verifier, record_verdict, runtime_load_error, summarize
 from atccheck.model.loading import LoadedModel, graph_problem, load_model
 from atccheck.passes.base import ORDER, FixPass, PassContext
 from atccheck.report import Report
@@ -60,7 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.atc.command import AtcCommand
     from atccheck.passes.make_inputs_static import StaticPlan
 
-# the public names of ``atccheck.fixer`` (the data classes live in atccheck.fix_outcome)
+# the public names of ``atccheck.fixing.pipeline`` (the data classes live in atccheck.fixing.outcome)
 __all__ = [
     "fix",
     "FixOutcome",
@@ -117,7 +118,7 @@ def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.Mod
         try:
             onnx.external_data_helper.load_external_data_for_model(model, str(base))
         except Exception as exc:
-            from atccheck.verify import one_line
+            from atccheck.fixing.verify import one_line
 
             raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
     return model
@@ -187,7 +188,7 @@ class _Pipeline:
                 try:
                     wanted = instance.wanted(state.report.findings)
                 except Exception as exc:  # a broken pass must not stop the others
-                    from atccheck.verify import one_line
+                    from atccheck.fixing.verify import one_line
 
                     record = _outcome(cls, PassStatus.REVERTED, round_no)
                     self.records.append(record)
@@ -231,7 +232,7 @@ class _Pipeline:
         except AtcCheckError:
             raise  # a usage error (e.g. a bad --input-shape) is the user's, not the pass's
         except Exception as exc:
-            from atccheck.verify import one_line
+            from atccheck.fixing.verify import one_line
 
             record.seconds = time.perf_counter() - started
             self._reject(record, f"the pass raised {type(exc).__name__}: {one_line(exc)}")
@@ -429,10 +430,10 @@ def fix(
     import onnx
 
     from atccheck.engine import as_input_shapes, check_prepared, prepare
+    from atccheck.fixing.verify import Inputs, RunError, approx_size, load_samples, make_inputs
     from atccheck.passes import all_passes
     from atccheck.passes.make_inputs_static import plan_static_shapes
     from atccheck.target import resolve_target
-    from atccheck.verify import Inputs, RunError, approx_size, load_samples, make_inputs
 
     started = time.perf_counter()
     target = resolve_target(soc, cann, precision_mode)

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from atccheck.batch import FIXED_MODEL_SUFFIX
 from atccheck.errors import InputError, UsageError
-from atccheck.verify import EXTERNAL_DATA_THRESHOLD, INLINE_LIMIT
+from atccheck.fixing.verify import EXTERNAL_DATA_THRESHOLD, INLINE_LIMIT
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.fix_verification import State
+    from atccheck.fixing.verification import State
 
 OUTPUT_SUFFIX = FIXED_MODEL_SUFFIX
 
@@ -108,8 +109,8 @@ def _prove_written(model_path: Path, data_path: Path, location: str, out: Path) 
     import onnx
 
     from atccheck.errors import AtcCheckError
+    from atccheck.fixing.verify import one_line
     from atccheck.model.loading import load_model
-    from atccheck.verify import one_line
 
     try:
         written = load_model(model_path, weights=False)
@@ -143,7 +144,7 @@ class Staging:
 
     def stage(self, state: State) -> None:
         from atccheck.fileio import atomic_write_bytes
-        from atccheck.verify import approx_size
+        from atccheck.fixing.verify import approx_size
 
         self.discard()
         if self.path is None or self.limit is None:

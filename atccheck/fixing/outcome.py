@@ -1,6 +1,6 @@
 """What ``atccheck fix`` returns: the outcome of each pass, the verification, what remains.
 
-:class:`FixOutcome` is the result of :func:`atccheck.fixer.fix`; its ``to_dict`` is the JSON
+:class:`FixOutcome` is the result of :func:`atccheck.fixing.pipeline.fix`; its ``to_dict`` is the JSON
 report of ``atccheck fix --format json`` (schema in docs/fix.md). Plain data: nothing here
 runs a pass, verifies or writes.
 """
@@ -127,7 +127,7 @@ class RemainingFinding:
 
 @dataclass
 class FixOutcome:
-    """The result of :func:`atccheck.fixer.fix`: the new model, what each pass did, and what remains."""
+    """The result of :func:`atccheck.fixing.pipeline.fix`: the new model, what each pass did, and what remains."""
 
     source: str
     target: Target
