@@ -36,6 +36,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
 GC_THRESHOLD = (500_000, 10, 10)
 
 
+def _restore_collector(thresholds: tuple[int, ...]) -> None:
+    """Put the caller's thresholds back (main() called in-process: tests, scripts) without the
+    collection the lower threshold would start at once over every object the run built: they go
+    to the oldest generation, as if they had survived the collections the threshold put off."""
+    if gc.get_freeze_count() == 0:  # a caller's own frozen objects stay frozen
+        gc.freeze()
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+    else:
+        gc.set_threshold(*thresholds)
+
+
 class AtccheckGroup(click.Group):
     """The command group; Ctrl-C anywhere is one line and exit 130 (click alone says 'Aborted!', exit 1)."""
 
@@ -56,8 +68,8 @@ class AtccheckGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("atccheck: interrupted", err=True)
             ctx.exit(130)
-        finally:  # main() called in-process (tests, scripts) leaves the caller's settings as they were
-            gc.set_threshold(*thresholds)
+        finally:
+            _restore_collector(thresholds)
 
 
 @click.group(cls=AtccheckGroup, context_settings={"help_option_names": ["-h", "--help"]})
