@@ -287,10 +287,18 @@ def bare_load_cmd(path: Path) -> list[str]:
 # --------------------------------------------------------------------------- main
 
 
-def peer_commands(path: Path, soc: str, cann: str) -> dict[str, list[str] | None]:
+def baseline_cmd(source: Path) -> list[str]:
+    """atccheck run from another source tree (an earlier commit's ``atccheck/`` with its op_tables)."""
+    return [sys.executable, "-c",
+            f"import sys; sys.path.insert(0, {str(source)!r}); from atccheck.cli.main import main; main()"]
+
+
+def peer_commands(path: Path, soc: str, cann: str, baseline: Path | None = None) -> dict[str, list[str] | None]:
     polygraphy = Path(sys.executable).with_name("polygraphy")
+    check_args = ["check", str(path), "--soc", soc, "--cann", cann, "--format", "json"]
     return {
-        "atccheck check": [*atccheck_cmd(), "check", str(path), "--soc", soc, "--cann", cann, "--format", "json"],
+        "atccheck check": [*atccheck_cmd(), *check_args],
+        **({"atccheck check, baseline": [*baseline_cmd(baseline), *check_args]} if baseline else {}),
         "onnx.load": [sys.executable, "-c", f"import onnx; onnx.load({str(path)!r})"],
         "onnx.checker": [sys.executable, "-c", f"import onnx; onnx.checker.check_model({str(path)!r})"],
         "polygraphy inspect model": [str(polygraphy), "inspect", "model", str(path)] if polygraphy.exists() else None,
@@ -316,7 +324,7 @@ def run_once(cmd: list[str]) -> tuple[float, float]:
 
 
 def peers(path: Path, args: argparse.Namespace) -> None:
-    commands = peer_commands(path, args.soc, args.cann)
+    commands = peer_commands(path, args.soc, args.cann, args.baseline)
     runnable = {name: cmd for name, cmd in commands.items() if cmd is not None}
     walls: dict[str, list[float]] = {name: [] for name in runnable}
     cpus: dict[str, list[float]] = {name: [] for name in runnable}
@@ -422,11 +430,15 @@ def main() -> int:
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections: " + ", ".join(SECTIONS))
     parser.add_argument("--regenerate", action="store_true", help="rebuild the models in bench/out/")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of one in-process check")
+    parser.add_argument("--baseline", type=Path, help="in section 1, also time atccheck check run from this source "
+                        "tree (a folder holding an earlier atccheck/ with atccheck/op_tables/), in the same rounds")
+    parser.add_argument("--models", default="resnet50,vit_b16", help="section 1's models: resnet50, vit_b16")
     args = parser.parse_args()
     only = set(args.only.split(","))
 
     OUT.mkdir(exist_ok=True)
-    models = {"resnet50.onnx": resnet50, "vit_b16.onnx": vit_b16}
+    models = {f"{name}.onnx": build for name, build in (("resnet50", resnet50), ("vit_b16", vit_b16))
+              if name in args.models.split(",")}
     for name, build in models.items():
         if args.regenerate or not (OUT / name).exists():
             build(OUT / name)
@@ -445,6 +457,8 @@ def main() -> int:
         scaling(args)
     if "inprocess" in only:
         print("\n(3) in-process, every module imported")
+        if not (OUT / "resnet50.onnx").exists():
+            resnet50(OUT / "resnet50.onnx")
         in_process(OUT / "resnet50.onnx", args)
     if "external" in only:
         print("\n(4) external data")

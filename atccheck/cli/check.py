@@ -123,7 +123,6 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     dim marks the gear axes) each gear is checked as the static model ATC builds for it.
     """
     from atccheck.atc.command import GEAR_KEYWORDS, resolve_gears
-    from atccheck.baseline import compare, load_baseline, write_baseline
     from atccheck.batch import check_models, discover, summary_table
     from atccheck.emit import render
     from atccheck.engine import rule_selected
@@ -145,7 +144,11 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
             note = soc_name_note(target.soc)
             if note:
                 click.echo(f"atccheck: note: {note}", err=True)
-    baseline = load_baseline(baseline_file) if baseline_file else None
+    baseline = None
+    if baseline_file:
+        from atccheck.baseline import load_baseline  # hashlib and OpenSSL only when a baseline is used
+
+        baseline = load_baseline(baseline_file)
     gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
 
     def gears_for(model: str):
@@ -186,9 +189,13 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
 
     outcome = None
     if baseline is not None:
+        from atccheck.baseline import compare
+
         outcome = compare(baseline, reports)
         reports = list(outcome.reports)
     if write_baseline_file:
+        from atccheck.baseline import write_baseline
+
         write_baseline(reports, write_baseline_file)
 
     collection = len(models) > 1 or len(targets) > 1 or any(os.path.isdir(m) for m in models)

@@ -1,7 +1,9 @@
 """Typed, read-only access to ``op_tables/`` (the support tables shipped in the wheel).
 
-The tables are JSON written by ``tools/build_op_tables.py``. They are read once per process
-with :mod:`importlib.resources` and wrapped in small frozen dataclasses, so a rule asks
+The tables are JSON written by ``tools/build_op_tables.py``. Each is read at most once per
+process, on first use, with :mod:`importlib.resources`, and its entries are wrapped in small
+frozen dataclasses when first asked about (registrations per profile, kernels per release and
+family), so a run pays only for what it looks at. A rule asks
 ``tables().registry("8.0").lookup("", "Resize")`` rather than digging through dicts.
 
 - ``schema``: the frozen records (Profile, Registration, Kernel, OpFact, ...);

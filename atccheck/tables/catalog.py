@@ -26,27 +26,99 @@ from atccheck.tables.schema import (
 
 
 class Tables:
-    """All support tables, parsed once."""
+    """All support tables, each read, parsed and turned into records on first use.
+
+    A run pays only for the tables it asks about: ``check`` never reads atc_errors.json, and
+    builds the records of one profile's registrations and one (release, family)'s kernels
+    rather than all of them. The values are the same as building every table up front.
+    """
 
     def __init__(self, docs: Mapping[str, Mapping[str, Any]]) -> None:
         self.docs = docs
-        self.profiles: dict[str, Profile] = loader.load_profiles(docs)
-        # Repository path -> a name for people (a mirror's own name can mislead); see label_sources.
-        self.source_labels: dict[str, str] = loader.load_source_labels(docs)
-        registry = docs["registry.json"]
-        self.native_types = frozenset(registry["native_types"])
-        self.subgraph_ops = frozenset(registry["subgraph_ops"])
-        self._registrations: dict[str, dict[tuple[str, str], Registration]] = loader.load_registrations(docs)
-        self._kernels: dict[tuple[str, str, str], Kernel] = loader.load_kernels(docs)
-        self._kernel_families = {(k[0], k[1]) for k in self._kernels}
-        self.socs: dict[str, Soc] = loader.load_socs(docs)
-        self.op_specs: dict[str, OpSpec] = loader.load_op_specs(docs)
-        self.attr_limits: tuple[AttrLimit, ...] = loader.load_attr_limits(docs)
-        self.op_facts: tuple[OpFact, ...] = loader.load_op_facts(docs)
-        self.limits: dict[str, Limit] = loader.load_limits(docs)
-        self.atc_errors: dict[str, AtcError] = loader.load_atc_errors(docs)
-        self.atc_options: dict[str, AtcOption] = loader.load_atc_options(docs)
-        self.atc_options_extra = loader.load_atc_options_extra(docs)
+        self._registrations: dict[str, dict[tuple[str, str], Registration]] = {}
+        self._kernels: dict[tuple[str, str], dict[str, Kernel]] = {}
+
+    @cached_property
+    def profiles(self) -> dict[str, Profile]:
+        return loader.load_profiles(self.docs)
+
+    @cached_property
+    def source_labels(self) -> dict[str, str]:
+        """Repository path -> a name for people (a mirror's own name can mislead); see label_sources."""
+        return loader.load_source_labels(self.docs)
+
+    @cached_property
+    def native_types(self) -> frozenset[str]:
+        return frozenset(self.docs["registry.json"]["native_types"])
+
+    @cached_property
+    def subgraph_ops(self) -> frozenset[str]:
+        return frozenset(self.docs["registry.json"]["subgraph_ops"])
+
+    @cached_property
+    def socs(self) -> dict[str, Soc]:
+        return loader.load_socs(self.docs)
+
+    @cached_property
+    def op_specs(self) -> dict[str, OpSpec]:
+        return loader.load_op_specs(self.docs)
+
+    @cached_property
+    def attr_limits(self) -> tuple[AttrLimit, ...]:
+        return loader.load_attr_limits(self.docs)
+
+    @cached_property
+    def op_facts(self) -> tuple[OpFact, ...]:
+        return loader.load_op_facts(self.docs)
+
+    @cached_property
+    def limits(self) -> dict[str, Limit]:
+        return loader.load_limits(self.docs)
+
+    @cached_property
+    def atc_errors(self) -> dict[str, AtcError]:
+        return loader.load_atc_errors(self.docs)
+
+    @cached_property
+    def atc_options(self) -> dict[str, AtcOption]:
+        return loader.load_atc_options(self.docs)
+
+    @cached_property
+    def atc_options_extra(self) -> dict[str, Any]:
+        return loader.load_atc_options_extra(self.docs)
+
+    @cached_property
+    def _registry_entries(self) -> dict[str, list[dict[str, Any]]]:
+        """Raw registry entries by profile (records are built per profile, on first ask)."""
+        by_profile: dict[str, list[dict[str, Any]]] = {}
+        for e in self.docs["registry.json"]["entries"]:
+            by_profile.setdefault(e["profile"], []).append(e)
+        return by_profile
+
+    @cached_property
+    def _kernel_entries(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """Raw kernel entries by (release, family) (records are built per family, on first ask)."""
+        by_family: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for e in self.docs["kernels.json"]["entries"]:
+            by_family.setdefault((e["release"], e["family"]), []).append(e)
+        return by_family
+
+    def _registrations_of(self, profile: str) -> dict[tuple[str, str], Registration]:
+        regs = self._registrations.get(profile)
+        if regs is None:
+            regs = self._registrations[profile] = loader.registrations_of(self._registry_entries.get(profile, []))
+        return regs
+
+    def _kernels_of(self, release: str, family: str) -> dict[str, Kernel]:
+        key = (release, family)
+        found = self._kernels.get(key)
+        if found is None:
+            found = {}
+            for e in self._kernel_entries.get(key, ()):
+                k = loader.kernel(e)
+                found[k.op] = k  # a later entry for the same op wins, as in load_kernels
+            self._kernels[key] = found
+        return found
 
     # ---- queries
 
@@ -58,7 +130,7 @@ class Tables:
         return source
 
     def registry(self, profile: str) -> RegistryView:
-        regs = self._registrations.get(profile, {})
+        regs = self._registrations_of(profile)
         return RegistryView(
             profile=profile,
             _by_key=regs,
@@ -67,11 +139,11 @@ class Tables:
         )
 
     def kernel(self, release: str, family: str, ascend_op: str) -> Kernel | None:
-        return self._kernels.get((release, family, ascend_op))
+        return self._kernels_of(release, family).get(ascend_op)
 
     def has_kernel_facts(self, release: str, family: str) -> bool:
         """Whether the tables hold kernel configs of this family for this release."""
-        return (release, family) in self._kernel_families
+        return (release, family) in self._kernel_entries
 
     def limit(self, name: str) -> int:
         return self.limits[name].value
@@ -138,4 +210,4 @@ class Tables:
 @lru_cache(maxsize=1)
 def tables() -> Tables:
     """The support tables of this installation (parsed on first use, then cached)."""
-    return Tables(loader.read_all())
+    return Tables(loader.LazyDocs())

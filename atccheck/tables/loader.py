@@ -1,7 +1,8 @@
 """Reading ``op_tables/``: the JSON documents shipped in the wheel, turned into records.
 
 One function per table turns its JSON entries into the frozen records of ``schema``; a table
-that lacks a field a record needs fails here, at load time, not in a rule.
+that lacks a field a record needs fails here, when the table is first used, not in a rule (the
+table tests build every record of every shipped table).
 """
 
 from __future__ import annotations
@@ -52,6 +53,30 @@ def read_all() -> dict[str, dict[str, Any]]:
     return {name: read_table(name) for name in TABLE_FILES}
 
 
+class LazyDocs(Mapping[str, Mapping[str, Any]]):
+    """The tables of this installation by file name, each read and parsed on first access.
+
+    A run reads only the tables it asks about; a ``check`` never needs atc_errors.json, for one.
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[str, dict[str, Any]] = {}
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        doc = self._read.get(name)
+        if doc is None:
+            if name not in TABLE_FILES:
+                raise KeyError(name)
+            doc = self._read[name] = read_table(name)
+        return doc
+
+    def __iter__(self):
+        return iter(TABLE_FILES)
+
+    def __len__(self) -> int:
+        return len(TABLE_FILES)
+
+
 def _tuple(value: Any) -> tuple:
     return tuple(value) if value is not None else ()
 
@@ -69,46 +94,65 @@ def load_registrations(docs: Docs) -> dict[str, dict[tuple[str, str], Registrati
     """Registrations by profile, then by (domain, op)."""
     by_profile: dict[str, dict[tuple[str, str], Registration]] = {}
     for e in docs["registry.json"]["entries"]:
-        reg = Registration(
-            profile=e["profile"],
-            domain=e["domain"],
-            op=e["op"],
-            opsets=tuple(e["opsets"]),
-            documented_opsets=tuple(e["documented_opsets"]) if "documented_opsets" in e else None,
-            source_only_opsets=_tuple(e.get("source_only_opsets")),
-            unverified_opsets=_tuple(e.get("unverified_opsets")),
-            ascend=tuple(
-                AscendMapping(
-                    opsets=tuple(m["opsets"]),
-                    ascend_op=m["ascend_op"],
-                    expands_to=_tuple(m.get("expands_to")),
-                    experimental=bool(m.get("experimental")),
-                    source=m["source"],
-                )
-                for m in e["ascend"]
-            ),
-            source=tuple(e["source"]),
-        )
+        reg = registration(e)
         by_profile.setdefault(reg.profile, {})[(reg.domain, reg.op)] = reg
     return by_profile
+
+
+def registrations_of(entries: list[dict[str, Any]]) -> dict[tuple[str, str], Registration]:
+    """The registrations of raw registry entries (one profile's), by (domain, op)."""
+    regs: dict[tuple[str, str], Registration] = {}
+    for e in entries:
+        reg = registration(e)
+        regs[(reg.domain, reg.op)] = reg
+    return regs
+
+
+def registration(e: Mapping[str, Any]) -> Registration:
+    """One registry entry as a record."""
+    return Registration(
+        profile=e["profile"],
+        domain=e["domain"],
+        op=e["op"],
+        opsets=tuple(e["opsets"]),
+        documented_opsets=tuple(e["documented_opsets"]) if "documented_opsets" in e else None,
+        source_only_opsets=_tuple(e.get("source_only_opsets")),
+        unverified_opsets=_tuple(e.get("unverified_opsets")),
+        ascend=tuple(
+            AscendMapping(
+                opsets=tuple(m["opsets"]),
+                ascend_op=m["ascend_op"],
+                expands_to=_tuple(m.get("expands_to")),
+                experimental=bool(m.get("experimental")),
+                source=m["source"],
+            )
+            for m in e["ascend"]
+        ),
+        source=tuple(e["source"]),
+    )
 
 
 def load_kernels(docs: Docs) -> dict[tuple[str, str, str], Kernel]:
     """Kernels by (release, family, Ascend op)."""
     kernels: dict[tuple[str, str, str], Kernel] = {}
     for e in docs["kernels.json"]["entries"]:
-        kernel = Kernel(
-            release=e["release"],
-            family=e["family"],
-            op=e["op"],
-            aicore=e["aicore"],
-            aicpu=e["aicpu"],
-            aicpu_dtypes=_tuple(e.get("aicpu_dtypes")),
-            source=e["source"],
-            host_cpu=e.get("host_cpu"),
-        )
-        kernels[(kernel.release, kernel.family, kernel.op)] = kernel
+        k = kernel(e)
+        kernels[(k.release, k.family, k.op)] = k
     return kernels
+
+
+def kernel(e: Mapping[str, Any]) -> Kernel:
+    """One kernels.json entry as a record."""
+    return Kernel(
+        release=e["release"],
+        family=e["family"],
+        op=e["op"],
+        aicore=e["aicore"],
+        aicpu=e["aicpu"],
+        aicpu_dtypes=_tuple(e.get("aicpu_dtypes")),
+        source=e["source"],
+        host_cpu=e.get("host_cpu"),
+    )
 
 
 def load_socs(docs: Docs) -> dict[str, Soc]:
