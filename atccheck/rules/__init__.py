@@ -11,14 +11,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import lru_cache
-from typing import Union
 
 from atccheck.rules.base import CommandRule, Rule, register, registered_rules
 
 __all__ = ["CommandRule", "Rule", "all_rules", "catalogue", "command_rule", "command_rules", "find_rule",
            "register", "rule_matches"]
 
-AnyRule = Union[type[Rule], type[CommandRule]]
+AnyRule = type[Rule] | type[CommandRule]
 _COMMAND_PACKAGE = "atc_cmd"
 
 

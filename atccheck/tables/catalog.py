@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property, lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from atccheck.tables import loader
 from atccheck.tables.schema import (

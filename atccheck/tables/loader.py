@@ -8,8 +8,9 @@ table tests build every record of every shipped table).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 from atccheck.tables.schema import (
     AscendMapping,

@@ -6,8 +6,9 @@ and ``tools/build_op_tables.py`` for how the tables are built from the reference
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 AI_ONNX = "ai.onnx"
 
