@@ -83,9 +83,9 @@ def render(outcome: "FixOutcome", color: bool = False) -> str:
             f, why = items[0].finding, items[0].why
             sev = _style(f"{f.severity.value:<7}", color, fg=SEVERITY_COLOURS[f.severity.value])
             lines.append(f"  {sev} {f.code} {f.name}: {f.message}")
-            shown = first_nodes(i.finding for i in items)
-            if shown:
-                lines.append(f"          nodes: {shown}")
+            nodes_text = first_nodes(i.finding for i in items)
+            if nodes_text:
+                lines.append(f"          nodes: {nodes_text}")
             lines.append(f"          why: {why}")
     else:
         lines.append(_style("remaining findings: none", color, bold=True))

@@ -40,6 +40,7 @@ def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None",
         if output is not None and Path(output).resolve() != source.resolve():
             raise UsageError("--in-place and -o name different files; give one of them")
         return source
+    out: Path | None
     if output is not None:
         out = Path(output)
         if source is not None and out.resolve() == source.resolve():

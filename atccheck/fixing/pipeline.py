@@ -274,7 +274,7 @@ class _Pipeline:
         record = failing.step
         assert record is not None and failing.pass_cls is not None
         verdict = failing.job.result() if failing.job is not None else None
-        self._reject(record, verdict.reason if verdict is not None else "verification failed")
+        self._reject(record, (verdict.reason if verdict is not None else None) or "verification failed")
         record.nodes_after = None
         # steps recorded after the failing one ran on a model that no longer exists
         index = self.records.index(record)
