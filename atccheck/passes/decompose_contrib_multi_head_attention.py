@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.model.shapes import Shape
 
 MASK_FILTER_VALUE = -10000.0  # the attribute's default in onnxruntime's kernel
 QUERY, KEY, VALUE, BIAS, KEY_PADDING_MASK, ATTENTION_BIAS, PAST_KEY, PAST_VALUE, PAST_LENGTH, CACHE = range(10)
@@ -49,11 +52,16 @@ class DecomposeContribMultiHeadAttention(ContribDecomposition):
         if read:
             return f"its output(s) {', '.join(read)} are read"
         elem = rw.float_type(q)
-        shapes = [rw.info(name).shape if name and rw.info(name) is not None else None for name in (q, k, v)]
-        if not k or not v or any(s is None or len(s) != 3 or not isinstance(s[-1], int) for s in shapes):
-            return "only separate 3-D query, key and value with static hidden sizes are rewritten"
+        shapes: list[Shape] = []  # query, key, value
+        hidden: list[int] = []  # their last (hidden) sizes
+        for name in (q, k, v):
+            info = rw.info(name)  # None for an absent (empty) input too
+            shape = info.shape if info is not None else None
+            if shape is None or len(shape) != 3 or not isinstance(shape[-1], int):
+                return "only separate 3-D query, key and value with static hidden sizes are rewritten"
+            shapes.append(shape)
+            hidden.append(shape[-1])
         heads = int(site.attr("num_heads", 0))
-        hidden = [s[-1] for s in shapes]
         if heads <= 0 or any(h % heads for h in hidden) or hidden[0] != hidden[1]:
             return f"hidden sizes {hidden} do not split into {heads} heads"
         scale = float(site.attr("scale", 0.0)) or 1.0 / math.sqrt(hidden[0] // heads)

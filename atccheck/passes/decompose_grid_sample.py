@@ -64,13 +64,13 @@ def grid_sample_rewrite(rw: Rewriter, site: Site, mode: str) -> Emitter | str:
         return f"mode '{mode}'"
     if padding not in PADDING_MODES:
         return f"padding_mode '{padding}'"
-    x_info, g_info = rw.info(x), rw.info(grid)
-    if x_info is None or not x_info.is_static or g_info is None or not g_info.is_static:
+    x_shape, g_shape = rw.static_shape(x), rw.static_shape(grid)  # None unless known and all int
+    if x_shape is None or g_shape is None:
         return "the input and grid shapes must be static (give --input-shape)"
-    if len(x_info.shape) != 4:
-        return f"a {len(x_info.shape)}-D input (only 4-D [N, C, H, W] is rewritten)"
-    n, c, h, w = x_info.shape
-    _, ho, wo, _ = g_info.shape
+    if len(x_shape) != 4:
+        return f"a {len(x_shape)}-D input (only 4-D [N, C, H, W] is rewritten)"
+    n, c, h, w = x_shape
+    _, ho, wo, _ = g_shape
     em = Emitter(rw, site)
     flat = em.reshape(x, [n, c, h * w])
     if rw.elem_type(grid) != elem:
@@ -79,6 +79,7 @@ def grid_sample_rewrite(rw: Rewriter, site: Site, mode: str) -> Emitter | str:
     gy = em.reshape(em.slice(grid, [1], [2], [3]), [n, ho * wo])
     ix = pixel_coordinate(em, gx, w, align, elem)
     iy = pixel_coordinate(em, gy, h, align, elem)
+    corners: list[tuple[str, str, str | None]]  # (x, y, weight); no weight: the one nearest pixel
     if mode in NEAREST_MODES:
         corners = [(em.op("Round", [ix]), em.op("Round", [iy]), None)]
     elif mode in CUBIC_MODES:  # the 4 x 4 pixels around, weighed by cubic convolution of the offsets
@@ -96,7 +97,7 @@ def grid_sample_rewrite(rw: Rewriter, site: Site, mode: str) -> Emitter | str:
         wx0, wy0 = em.op("Sub", [x1, ix]), em.op("Sub", [y1, iy])
         corners = [(x0, y0, em.op("Mul", [wx0, wy0])), (x1, y0, em.op("Mul", [wx1, wy0])),
                    (x0, y1, em.op("Mul", [wx0, wy1])), (x1, y1, em.op("Mul", [wx1, wy1]))]
-    total = None
+    total: str | None = None
     for cx, cy, weight in corners:
         xc = fold_index(em, cx, w, align, padding, elem)
         yc = fold_index(em, cy, h, align, padding, elem)
@@ -110,6 +111,7 @@ def grid_sample_rewrite(rw: Rewriter, site: Site, mode: str) -> Emitter | str:
         if weight is not None:
             value = em.op("Mul", [value, em.unsqueeze(weight, [1])])
         total = value if total is None else em.op("Add", [total, value])
+    assert total is not None  # every mode reads at least one neighbour
     em.reshape(total, [n, c, ho, wo], out=site.output(0))
     return em
 
