@@ -185,10 +185,10 @@ def contrib_aware_shapes(model: "onnx.ModelProto", input_shapes: Mapping[str, tu
         except Exception:  # inference that fails here fails without these values too: keep what we have
             break
         for vi in list(light.graph.value_info) + list(light.graph.output):
-            info = type_info(vi.type)
+            found = type_info(vi.type)
             known = values.get(vi.name)
-            if info is not None and info.elem_type and (known is None or not known.elem_type or known.shape is None):
-                values[vi.name] = info
+            if found is not None and found.elem_type and (known is None or not known.elem_type or known.shape is None):
+                values[vi.name] = found
     return ShapeIndex(values, base.error)
 
 

@@ -137,4 +137,4 @@ def activation(em: "Emitter", x: str, kind: str, params: "Mapping[str, float]", 
             raise Unsupported("a fused Clip without both bounds")
         return em.clip(x, float(params["min"]), float(params["max"]), elem, out)
     attrs = {name: float(params[name]) for name in names if name in params}
-    return em.op(kind, [x], out, **attrs)
+    return em.op(kind, [x], out, "", **attrs)  # "": the default domain, given so no attribute can fill it

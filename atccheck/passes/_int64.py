@@ -78,7 +78,8 @@ class Bounds:
         info = self.shapes.get(name)
         if info is None or not info.is_static:
             return None
-        return [int(d) for d in info.shape]  # type: ignore[union-attr]
+        assert info.shape is not None  # is_static: a known shape of int dims only
+        return [int(d) for d in info.shape if isinstance(d, int)]
 
     def _compute(self, name: str, depth: int) -> Interval | None:
         if self.index.is_constant(name):
@@ -113,7 +114,8 @@ class Bounds:
             elem = source.elem_type if source is not None else 0
             return b(0) if elem == INT64_TYPE else NARROW.get(elem)
         if op in MOVES:
-            positions = MOVES[op] if MOVES[op] is not None else range(len(ins))
+            moved = MOVES[op]
+            positions = moved if moved is not None else range(len(ins))
             parts = [b(p) for p in positions if p < len(ins) and ins[p]]
             return _hull(parts)
         if op in ("Add", "Sub", "Mul") and len(ins) == 2:
@@ -214,16 +216,18 @@ def rewrite(item: Plan, index: "GraphIndex", names: "Names") -> list[str]:
     node = graph.node[item.position]  # the live element: earlier rewrites rebuilt the node list
     assert node.op_type == item.node.op_type and list(node.output) == list(item.node.output)
     label = node.name or node.op_type
-    added_before, added_after, narrowed = [], [], []
+    added_before: list["onnx.NodeProto"] = []
+    added_after: list["onnx.NodeProto"] = []
+    narrowed: list[str] = []
     for p in item.inputs:
         value = node.input[p]
         tensor = index.initializers.get(value)
         if tensor is not None:
             array = numpy_helper.to_array(tensor)
             if array.size == 0 or (int(array.min()) >= INT32[0] and int(array.max()) <= INT32[1]):
-                narrow = numpy_helper.from_array(array.astype(np.int32), names.fresh(f"{value}/int32"))
-                graph.initializer.append(narrow)
-                node.input[p] = narrow.name
+                narrow_tensor = numpy_helper.from_array(array.astype(np.int32), names.fresh(f"{value}/int32"))
+                graph.initializer.append(narrow_tensor)
+                node.input[p] = narrow_tensor.name
                 continue
         cast = names.fresh(f"{label}/in{p}_int32")
         added_before.append(helper.make_node("Cast", [value], [cast], to=INT32_TYPE, name=names.fresh(f"{label}/CastIn{p}")))

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import onnx
 
+    from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import ShapeIndex, TensorInfo
 
 
@@ -237,7 +238,7 @@ class Rewriter:
         self.notes: list[str] = []
         self.rewritten: list[str] = []
         self._shapes: "ShapeIndex | None" = None
-        self._graph_index = None
+        self._graph_index: "GraphIndex | None" = None
         self.requested = {
             (f.location.graph, f.location.node) for f in ctx.findings if f.fix.pass_name == pass_name
         }
@@ -282,7 +283,8 @@ class Rewriter:
         info = self.info(name)
         if info is None or not info.is_static:
             return None
-        return tuple(int(d) for d in info.shape)  # type: ignore[arg-type]
+        assert info.shape is not None  # is_static: a known shape of int dims only
+        return tuple(int(d) for d in info.shape if isinstance(d, int))
 
     def spatial_sizes(self, name: str, rank: int) -> list:
         """The sizes after N and C of an [N, C, ...] value of ``rank`` spatial axes: an int, a
@@ -451,7 +453,8 @@ class NodeRewrite(FixPass):
     def selects(self, rw: Rewriter, site: Site) -> bool:
         return rw.requested_here(site)
 
-    def rewrite(self, rw: Rewriter, site: Site) -> "Emitter | str":
+    def rewrite(self, rw: Rewriter, site: Site) -> "Emitter | str | None":
+        """An Emitter that replaces the node, a reason it stays, or None to leave it silently."""
         raise NotImplementedError
 
     def finish(self, rw: Rewriter) -> None:

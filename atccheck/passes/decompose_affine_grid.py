@@ -38,9 +38,10 @@ class DecomposeAffineGrid(Decomposition):
 
         theta, size = site.input(0), site.input(1)
         elem = rw.float_type(theta)
-        sizes = rw.const_value(size)
-        if sizes is not None:
-            sizes = [int(v) for v in np.asarray(sizes).reshape(-1)]
+        size_value = rw.const_value(size)
+        sizes: list[int]
+        if size_value is not None:
+            sizes = [int(v) for v in np.asarray(size_value).reshape(-1)]
         else:
             out = rw.static_shape(site.output(0))
             if out is None:

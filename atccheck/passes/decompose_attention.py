@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site, Unsupported
 from atccheck.passes.base import FixLink, register_pass
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.model.shapes import Shape
 
 Q, K, V, MASK, PAST_KEY, PAST_VALUE = range(6)
 Y, PRESENT_KEY, PRESENT_VALUE, QK_OUTPUT = range(4)
@@ -66,10 +69,11 @@ class DecomposeAttention(Decomposition):
             k = em.transpose(em.reshape(k, [0, 0, kv_heads, -1]), [0, 2, 1, 3])
             v = em.transpose(em.reshape(v, [0, 0, kv_heads, -1]), [0, 2, 1, 3])
         elif rank == 4:
-            q_shape, k_shape = rw.info(site.input(Q)).shape, rw.info(site.input(K)).shape
-            q_heads, kv_heads = q_shape[1], k_shape[1]
-            if not isinstance(q_heads, int) or not isinstance(kv_heads, int):
+            q_shape, k_shape = _shape(rw, site.input(Q)), _shape(rw, site.input(K))
+            q_dim, kv_dim = q_shape[1], k_shape[1]
+            if not isinstance(q_dim, int) or not isinstance(kv_dim, int):
                 return "the head counts (axis 1 of Q and K) must be static"
+            q_heads, kv_heads = q_dim, kv_dim
         else:
             return "the rank of Q is unknown (3 or 4 expected)"
         head = head_size(rw, site, rank, q_heads)
@@ -101,6 +105,7 @@ class DecomposeAttention(Decomposition):
         probs = em.op("Softmax", [scores], axis=-1)
         if mask and rw.elem_type(mask) == TensorProto.BOOL:
             # a query row whose keys are all masked gives zeros (the definition's errata), not NaN
+            assert keep is not None  # a bool mask always sets keep just above
             kept = em.cast(em.reduce("ReduceMax", em.cast(keep, TensorProto.FLOAT), [-1], 1), TensorProto.BOOL)
             probs = em.op("Where", [kept, probs, em.scalar(0.0, elem, "zero")])
         context = em.op("MatMul", [probs, v])
@@ -123,9 +128,17 @@ def last_size(rw: Rewriter, value: str, rank: int, heads: int) -> int:
     return last if rank == 4 else last // heads
 
 
+def _shape(rw: Rewriter, name: str) -> "Shape":
+    """The shape of Q or K. Callers read rank 3 or 4 from Q's shape; K is taken to have Q's rank
+    (as the code always assumed: an unknown K shape was an AttributeError, now an AssertionError)."""
+    info = rw.info(name)
+    assert info is not None and info.shape is not None
+    return info.shape
+
+
 def sequence_lengths(rw: Rewriter, site: Site, rank: int) -> tuple[int, int]:
     axis = 2 if rank == 4 else 1
-    q, k = rw.info(site.input(Q)).shape, rw.info(site.input(K)).shape
+    q, k = _shape(rw, site.input(Q)), _shape(rw, site.input(K))
     s_len, t_len = q[axis], k[axis]
     if not isinstance(s_len, int) or not isinstance(t_len, int):
         raise Unsupported("is_causal needs static sequence lengths (give --input-shape)")

@@ -102,8 +102,9 @@ class DecomposeContribAttention(ContribDecomposition):
             elif rank == 3:  # raw mask [B, S, S]
                 keep = em.unsqueeze(em.op("Greater", [mask, em.const(np.array(0, np.int32), "zero_i")]), [1])
             elif rank == 1:
-                lengths = rw.info(mask).shape[0] if rw.info(mask) is not None else None
-                batch = rw.info(x).shape[0] if rw.info(x) is not None and rw.info(x).shape else None
+                mask_info, x_info = rw.info(mask), rw.info(x)
+                lengths = mask_info.shape[0] if mask_info is not None and mask_info.shape else None  # rank 1: known
+                batch = x_info.shape[0] if x_info is not None and x_info.shape else None
                 if not isinstance(lengths, int) or not isinstance(batch, int) or lengths != batch:
                     raise Unsupported("a 1-D mask_index other than [B] valid lengths (left padding [2B] or unknown)")
                 seq = sequence_length(rw, x)

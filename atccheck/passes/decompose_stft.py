@@ -56,7 +56,12 @@ class DecomposeStft(Decomposition):
         if info is None or info.shape is None or not (len(info.shape) == 2 or (len(info.shape) == 3 and
                                                                               info.shape[-1] in (1, 2))):
             return "the signal must be [batch, length] or [batch, length, 1 or 2] with its rank known"
-        channels = int(info.shape[-1]) if len(info.shape) == 3 else 1  # [batch, length]: real, as onnxruntime reads it
+        last = info.shape[-1]
+        if len(info.shape) == 3:
+            assert isinstance(last, int)  # checked above: 1 or 2
+            channels = int(last)
+        else:
+            channels = 1  # [batch, length]: real, as onnxruntime reads it
         step = rw.const_value(site.input(FRAME_STEP))
         if step is None:
             return "frame_step is computed at run time"

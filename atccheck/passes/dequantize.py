@@ -272,6 +272,7 @@ class _Dequantizer:
             if reshaped_zero == zero:  # a run-time zero point: cast it too
                 reshaped_zero = self.fresh(zero)
                 self.emit("Cast", [zero], [reshaped_zero], to=1)
+            assert reshaped_zero is not None  # it is zero itself or the constant made from it
             sub = self.fresh(name)
             self.emit("Sub", [current, reshaped_zero], [sub])
             current = sub
@@ -403,8 +404,9 @@ class _Dequantizer:
         if _attr(node, "channels_last", 0):
             return "channels_last layout is not handled"
         i = list(node.input) + [""] * 8
-        floats = [self.float_of(i[v], i[v + 1], i[v + 2]) for v in values]
-        if any(f is None for f in floats):
+        maybe_floats = [self.float_of(i[v], i[v + 1], i[v + 2]) for v in values]
+        floats = [f for f in maybe_floats if f is not None]
+        if len(floats) != len(maybe_floats):
             return "an operand is neither a dequantizable constant nor a quantized activation"
         out = self.fresh(node.output[0])
         keep = ("alpha",) if op == "LeakyRelu" else POOL_ATTRS if op == "AveragePool" else ()
@@ -418,8 +420,9 @@ class _Dequantizer:
         items = list(node.input[2:])
         if len(items) % 3:
             return "inputs are not (value, scale, zero point) triples"
-        floats = [self.float_of(items[k], items[k + 1], items[k + 2]) for k in range(0, len(items), 3)]
-        if any(f is None for f in floats):
+        maybe_floats = [self.float_of(items[k], items[k + 1], items[k + 2]) for k in range(0, len(items), 3)]
+        floats = [f for f in maybe_floats if f is not None]
+        if len(floats) != len(maybe_floats):
             return "an input is neither a dequantizable constant nor a quantized activation"
         out = self.fresh(node.output[0])
         self.emit("Concat", floats, [out], axis=_attr(node, "axis", 0))
@@ -627,7 +630,7 @@ def _live(nodes: list, outputs: set[str]) -> list:
 
 
 def _graph_reads(graph: "onnx.GraphProto") -> set[str]:
-    reads = set()
+    reads: set[str] = set()
     for node in graph.node:
         reads.update(i for i in node.input if i)
         for attr in node.attribute:

@@ -149,10 +149,12 @@ def _evaluate(node: "onnx.NodeProto", feeds: dict, opset: int | None) -> list:
 
     try:
         evaluator = ReferenceEvaluator(node, opsets={"": opset or 13})
-        return evaluator.run(None, feeds)
+        outputs = evaluator.run(None, feeds)
     except Exception as exc:  # unsupported op in the reference runtime, bad values
         from atccheck.fixing.verify import one_line
 
         raise NotFoldable(f"{node.op_type} could not be evaluated: {one_line(exc)}") from None
+    assert isinstance(outputs, list)  # without intermediate=True, run gives one value per output
+    return outputs
 
 

@@ -86,11 +86,11 @@ def plan_static_shapes(model: "onnx.ModelProto", user: Mapping[str, Sequence[int
     """
     from atccheck.model.shapes import graph_inputs
 
-    user = {name: tuple(int(d) for d in dims) for name, dims in (user or {}).items()}
+    user_sizes = {name: tuple(int(d) for d in dims) for name, dims in (user or {}).items()}
     inputs = graph_inputs(model)
     by_name = {vi.name: vi for vi in inputs}
-    plan = StaticPlan(user=dict(user))
-    for name in user:
+    plan = StaticPlan(user=dict(user_sizes))
+    for name in user_sizes:
         if name not in by_name:
             known = ", ".join(by_name) or "none"
             raise UsageError(f"--input-shape names '{name}', which is not a model input (inputs: {known}) (ATC: E10016)")
@@ -99,12 +99,12 @@ def plan_static_shapes(model: "onnx.ModelProto", user: Mapping[str, Sequence[int
     sizes_of: dict[str, set[int]] = {}
 
     # the user's sizes
-    for name, dims in user.items():
+    for name, given_dims in user_sizes.items():
         model_dims = declared[name]
-        if model_dims is not None and len(model_dims) != len(dims):
-            raise UsageError(f"--input-shape '{name}' has rank {len(dims)} but the model input has rank "
+        if model_dims is not None and len(model_dims) != len(given_dims):
+            raise UsageError(f"--input-shape '{name}' has rank {len(given_dims)} but the model input has rank "
                              f"{len(model_dims)} (ATC: E10049)")
-        for axis, size in enumerate(dims):
+        for axis, size in enumerate(given_dims):
             dim = model_dims[axis] if model_dims is not None else None
             if isinstance(dim, int):
                 if size > 0 and size != dim:
@@ -128,7 +128,7 @@ def plan_static_shapes(model: "onnx.ModelProto", user: Mapping[str, Sequence[int
     # batch 1 where nothing else decides
     for vi in inputs:
         dims = declared[vi.name]
-        if dims is None or len(dims) < 2 or vi.name in user:
+        if dims is None or len(dims) < 2 or vi.name in user_sizes:
             continue
         dim = dims[0]
         if isinstance(dim, str) and dim not in plan.bound and dim not in kept_symbols and dim not in plan.ambiguous:
@@ -140,7 +140,7 @@ def plan_static_shapes(model: "onnx.ModelProto", user: Mapping[str, Sequence[int
     # the result, per input
     for vi in inputs:
         dims = declared[vi.name]
-        given = user.get(vi.name)
+        given = user_sizes.get(vi.name)
         if dims is None:
             if given is not None and all(d > 0 for d in given):
                 plan.dims[vi.name] = tuple(given)

@@ -68,7 +68,8 @@ def _indexed_sizes(rw: Rewriter, site: Site, value: "np.ndarray") -> "np.ndarray
     import numpy as np
 
     data = site.input(0)
-    shape = rw.info(data).shape if rw.info(data) is not None else None
+    info = rw.info(data)
+    shape = info.shape if info is not None else None
     if shape is None:
         raise Unsupported(f"the shape of '{data}' is unknown")
     if site.node.op_type == "Gather":

@@ -110,14 +110,15 @@ def _split(rw: Rewriter, site: Site, weight, limit: int) -> Emitter:
     padded_input = site.input(0)
     if any(padded):
         padded_input = em.pad(padded_input, [0, 0, *padded[:rank], 0, 0, *padded[rank:]])
-    partials = []
+    partials: list[str] = []
     for combo in itertools.product(*axes):
         cut = tuple(slice(k0, k0 + taps) for (k0, taps), _, _ in combo)
         windows = [(2 + a, w) for a, (_, w, _) in enumerate(combo) if w is not None]
         source = padded_input
         if windows:
             source = em.slice(source, [w[0] for _, w in windows], [w[1] for _, w in windows], [a for a, _ in windows])
-        inputs = [source, em.const(weight[(slice(None), slice(None), *cut)], "weight")]
+        tile = (slice(None), slice(None), *cut)
+        inputs = [source, em.const(weight[tile], "weight")]
         if site.input(2) and not partials:
             inputs.append(site.input(2))
         pads_begin = [p[0] for _, _, p in combo]
