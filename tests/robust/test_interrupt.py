@@ -81,14 +81,14 @@ def many_models(tmp_path) -> Path:
     folder = tmp_path / "models"
     folder.mkdir()
     samples = sorted(SAMPLE_MODELS.glob("*.onnx"))
-    for i in range(60):
+    for i in range(600):  # enough that a fast machine is still checking when Ctrl-C comes
         for sample in samples:
             os.link(sample, folder / f"{sample.stem}_{i}.onnx")  # a path of its own, no copy of the bytes
     return folder
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="missing resource: /proc (Linux) to list processes")
-@pytest.mark.parametrize("jobs,after", [("2", 1.0), ("1", 1.0)])
+@pytest.mark.parametrize("jobs,after", [("2", 0.5), ("1", 0.5)])
 def test_ctrl_c_during_check(many_models, tmp_path, jobs, after):
     report = tmp_path / "report.json"
     code, err, left = interrupt(["check", str(many_models), "--soc", "Ascend310P3", "-j", jobs, "--format", "json",
