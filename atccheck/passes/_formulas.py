@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from atccheck.passes._rewrite import Emitter
+    from atccheck.passes._rewrite import Emitter, Rewriter
 
 GELU_TANH_CUBIC = 0.044715  # the cubic coefficient of the tanh approximation (ONNX Gelu-20 spec)
 
@@ -63,6 +63,24 @@ def normalize(
         em.op("Reciprocal", [std], inv_std_out)
     normalized = em.op("Div", [centered, std])
     return em.cast(normalized, elem) if compute != elem else normalized
+
+
+def negative_axis(rw: "Rewriter", x: str, axis: int) -> int | str:
+    """AXIS counted from the end (-1 is the last), as normalizations over ``range(axis, 0)``
+    need it; a reason when a non-negative axis meets an input of unknown rank."""
+    if axis < 0:
+        return axis
+    rank = rw.rank(x)
+    if rank is None:
+        return f"axis={axis} needs the input rank, which shape inference did not find"
+    return axis - rank
+
+
+def residual_sum(em: "Emitter", x: str, skip: str, bias: str, out: str | None) -> str:
+    """``x + skip (+ bias)``, the input of onnxruntime's Skip*LayerNormalization, written to OUT
+    (their optional input_skip_bias_sum output) when given."""
+    total = em.op("Add", [x, skip], None if bias else out)
+    return em.op("Add", [total, bias], out) if bias else total
 
 
 def scale_shift(em: "Emitter", x: str, scale: str, bias: str, out: str | None = None) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._formulas import normalize, scale_shift
+from atccheck.passes._formulas import normalize, residual_sum, scale_shift
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
@@ -47,10 +47,7 @@ class DecomposeContribSkipLayerNormalization(ContribDecomposition):
         x, skip, gamma, beta, bias = (site.input(k) for k in range(5))
         elem = rw.float_type(x)
         em = Emitter(rw, site)
-        total_out = site.output(SUM_OUTPUT) or None
-        total = em.op("Add", [x, skip], None if bias else total_out)
-        if bias:
-            total = em.op("Add", [total, bias], total_out)
+        total = residual_sum(em, x, skip, bias, site.output(SUM_OUTPUT) or None)
         epsilon = float(site.attr("epsilon", SKIP_LAYER_NORM_EPSILON))
         normalized = normalize(em, total, [-1], epsilon, elem, stash=TensorProto.FLOAT)
         scale_shift(em, normalized, gamma, beta, site.output(0))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._formulas import rms_normalize, scale_shift
+from atccheck.passes._formulas import residual_sum, rms_normalize, scale_shift
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
@@ -46,10 +46,7 @@ class DecomposeContribSkipSimplifiedLayerNormalization(ContribDecomposition):
         x, skip, gamma, bias = (site.input(k) for k in range(4))
         elem = rw.float_type(x)
         em = Emitter(rw, site)
-        total_out = site.output(SUM_OUTPUT) or None
-        total = em.op("Add", [x, skip], None if bias else total_out)
-        if bias:
-            total = em.op("Add", [total, bias], total_out)
+        total = residual_sum(em, x, skip, bias, site.output(SUM_OUTPUT) or None)
         epsilon = float(site.attr("epsilon", SKIP_SIMPLIFIED_EPSILON))
         normalized = rms_normalize(em, total, [-1], epsilon, elem, stash=TensorProto.FLOAT)
         scale_shift(em, normalized, gamma, "", site.output(0))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._formulas import normalize, scale_shift
+from atccheck.passes._formulas import negative_axis, normalize, scale_shift
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
 
@@ -39,12 +39,9 @@ class DecomposeLayerNormalization(Decomposition):
     def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str:
         x, scale, bias = site.input(0), site.input(1), site.input(2)
         elem = rw.float_type(x)
-        axis = int(site.attr("axis", -1))
-        if axis >= 0:
-            rank = rw.rank(x)
-            if rank is None:
-                return f"axis={axis} needs the input rank, which shape inference did not find"
-            axis -= rank
+        axis = negative_axis(rw, x, int(site.attr("axis", -1)))
+        if isinstance(axis, str):
+            return axis
         em = Emitter(rw, site)
         normalized = normalize(
             em,

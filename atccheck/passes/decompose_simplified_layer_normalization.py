@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from atccheck.passes._formulas import rms_normalize, scale_shift
+from atccheck.passes._formulas import negative_axis, rms_normalize, scale_shift
 from atccheck.passes._rewrite import Decomposition, Emitter, Rewriter, Site
 from atccheck.passes.base import FixLink, register_pass
 
@@ -42,12 +42,9 @@ def rms_norm_rewrite(rw: Rewriter, site: Site, default_epsilon: float, inv_rms_o
     """The RMS normalization of (X, scale) with the node's axis, epsilon and stash_type."""
     x, scale = site.input(0), site.input(1)
     elem = rw.float_type(x)
-    axis = int(site.attr("axis", -1))
-    if axis >= 0:
-        rank = rw.rank(x)
-        if rank is None:
-            return f"axis={axis} needs the input rank, which shape inference did not find"
-        axis -= rank
+    axis = negative_axis(rw, x, int(site.attr("axis", -1)))
+    if isinstance(axis, str):
+        return axis
     em = Emitter(rw, site)
     normalized = rms_normalize(em, x, list(range(axis, 0)), float(site.attr("epsilon", default_epsilon)), elem,
                                stash=int(site.attr("stash_type", 1)), inv_rms_out=inv_rms_out)
