@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from atccheck.model import onnxpb
 from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -224,7 +225,8 @@ def _check_parallel(
         outcomes[model] = result
         done(model, result)
 
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(models)), mp_context=context, initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(models)), mp_context=context, initializer=_start_worker,
+                               initargs=(onnxpb.using_leaves(),))
     try:
         with _sigint_ignored():  # workers start with Ctrl-C ignored, before Python even runs in them
             futures = {
@@ -247,7 +249,8 @@ def _check_parallel(
     # A dead worker breaks the whole pool: re-run the models it took down, each in a process of
     # its own, so only the model that really kills its process is reported.
     for model in sorted(orphans, key=list(models).index):
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_start_worker,
+                               initargs=(onnxpb.using_leaves(),))
         try:
             with _sigint_ignored():
                 future = pool.submit(_worker, model, targets, shapes_for(model), select, ignore, options,
@@ -284,11 +287,14 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them: no traceback from each worker."""
+def _start_worker(leaves: bool) -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback from each worker), and
+    load onnx the way the parent does."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if leaves:
+        onnxpb.use_leaves()
 
 
 def _abort(pool: Any) -> None:

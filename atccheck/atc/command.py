@@ -214,14 +214,14 @@ def _precision_args(mode: str | None, soc: Soc, profile: Profile, tbl: Tables) -
 
 
 def _external_data_note(model: "onnx.ModelProto", model_path: str) -> str | None:
-    import onnx
+    from atccheck.model import onnxpb
 
     from atccheck.model.loading import iter_graph_tensors
 
     locations = sorted({
         entry.value
         for tensor in iter_graph_tensors(model.graph)
-        if tensor.data_location == onnx.TensorProto.EXTERNAL
+        if tensor.data_location == onnxpb.TensorProto.EXTERNAL
         for entry in tensor.external_data
         if entry.key == "location"
     })

@@ -10,6 +10,7 @@ try:
     import click
 
     from atccheck import __version__
+    from atccheck.model import onnxpb
 except KeyboardInterrupt:  # Ctrl-C while the command starts: the same one line as later on
     sys.stderr.write("atccheck: interrupted\n")
     sys.exit(130)
@@ -63,6 +64,7 @@ class AtccheckGroup(click.Group):
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLD)
+        onnxpb.use_leaves()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:

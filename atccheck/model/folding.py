@@ -160,8 +160,7 @@ def _infer_with(
     previous: ShapeIndex,
 ) -> ShapeIndex | None:
     """Shape inference on the weight-free copy with computed values as initializers."""
-    import onnx
-    from onnx import numpy_helper
+    from atccheck.model import onnxpb
 
     from atccheck.model.shapes import _collect, _data_prop_safe, stripped_copy
 
@@ -177,10 +176,10 @@ def _infer_with(
     present = {t.name for t in graph.initializer}
     for name, value in values.items():
         if name not in present and value.size <= SMALL_CONSTANT_ELEMENTS:
-            graph.initializer.append(numpy_helper.from_array(value, name))
+            graph.initializer.append(onnxpb.from_array(value, name))
     refined = ShapeIndex(values=dict(previous.values), error=previous.error)
     try:
-        inferred = onnx.shape_inference.infer_shapes(
+        inferred = onnxpb.infer_shapes(
             copy, check_type=False, strict_mode=False, data_prop=_data_prop_safe(copy))
     except Exception:
         return None
@@ -278,9 +277,9 @@ def _mod(args, attrs, opset):
 
 
 def _cast(args, attrs, opset):
-    from onnx import helper
+    from atccheck.model import onnxpb
 
-    return [args[0].astype(helper.tensor_dtype_to_np_dtype(attrs["to"]))]
+    return [args[0].astype(onnxpb.np_dtype(attrs["to"]))]
 
 
 def _concat(args, attrs, opset):
@@ -307,10 +306,10 @@ def _expand(args, attrs, opset):
 
 def _constant_of_shape(args, attrs, opset):
     import numpy as np
-    from onnx import numpy_helper
+    from atccheck.model import onnxpb
 
     tensor = attrs.get("value")
-    fill = numpy_helper.to_array(tensor).reshape(-1) if tensor is not None else np.zeros(1, np.float32)
+    fill = onnxpb.to_array(tensor).reshape(-1) if tensor is not None else np.zeros(1, np.float32)
     return [np.full(tuple(int(d) for d in args[0]), fill[0], dtype=fill.dtype)]
 
 

@@ -44,12 +44,12 @@ class GraphNode:
 
 def subgraphs(node: "onnx.NodeProto") -> Iterator["onnx.GraphProto"]:
     """The graphs in a node's attributes (If branches, Loop and Scan bodies)."""
-    import onnx
+    from atccheck.model import onnxpb
 
     for attr in node.attribute:
-        if attr.type == onnx.AttributeProto.GRAPH:
+        if attr.type == onnxpb.AttributeProto.GRAPH:
             yield attr.g
-        elif attr.type == onnx.AttributeProto.GRAPHS:
+        elif attr.type == onnxpb.AttributeProto.GRAPHS:
             yield from attr.graphs
 
 
@@ -84,15 +84,15 @@ def node_reads(node: "onnx.NodeProto") -> list[str]:
 
 def iter_nodes(graph: "onnx.GraphProto", path: str = ROOT_GRAPH) -> Iterator[GraphNode]:
     """Every node, depth first: a node, then the nodes of its subgraph attributes."""
-    import onnx
+    from atccheck.model import onnxpb
 
     for index, node in enumerate(graph.node):
         yield GraphNode(node, path, index)
         for attr in node.attribute:
             label = node.name or f"{node.op_type}_{index}"
-            if attr.type == onnx.AttributeProto.GRAPH:
+            if attr.type == onnxpb.AttributeProto.GRAPH:
                 yield from iter_nodes(attr.g, f"{path}/{label}:{attr.name}")
-            elif attr.type == onnx.AttributeProto.GRAPHS:
+            elif attr.type == onnxpb.AttributeProto.GRAPHS:
                 for k, sub in enumerate(attr.graphs):
                     yield from iter_nodes(sub, f"{path}/{label}:{attr.name}[{k}]")
 
@@ -102,17 +102,17 @@ def attribute_values(node: "onnx.NodeProto", skip: "frozenset[str] | set[str]" =
 
     Attributes named in ``skip`` and attributes of a type no ONNX version defines are left out.
     """
-    import onnx
+    from atccheck.model import onnxpb
 
     values = {}
-    defined = onnx.AttributeProto.AttributeType.values()
+    defined = onnxpb.AttributeProto.AttributeType.values()
     for attr in node.attribute:
-        if attr.name in skip or attr.type not in defined or attr.type == onnx.AttributeProto.UNDEFINED:
+        if attr.name in skip or attr.type not in defined or attr.type == onnxpb.AttributeProto.UNDEFINED:
             continue
-        if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
-            values[attr.name] = attr.g if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+        if attr.type in (onnxpb.AttributeProto.GRAPH, onnxpb.AttributeProto.GRAPHS):
+            values[attr.name] = attr.g if attr.type == onnxpb.AttributeProto.GRAPH else list(attr.graphs)
         else:
-            value = onnx.helper.get_attribute_value(attr)
+            value = onnxpb.attribute_value(attr)
             if isinstance(value, bytes):
                 value = value.decode("utf-8", errors="replace")
             elif isinstance(value, list) and value and isinstance(value[0], bytes):
@@ -170,8 +170,7 @@ class GraphIndex:
 
     def const_value(self, name: str) -> "np.ndarray | None":
         """The value of a small constant, or None (large, external, or not a constant)."""
-        import onnx
-        from onnx import numpy_helper
+        from atccheck.model import onnxpb
 
         tensor = self.initializers.get(name)
         if tensor is None:
@@ -179,10 +178,10 @@ class GraphIndex:
             if producer is None or producer.op_type != "Constant":
                 return None
             for attr in producer.node.attribute:
-                if attr.type == onnx.AttributeProto.TENSOR:
+                if attr.type == onnxpb.AttributeProto.TENSOR:
                     tensor = attr.t
                     break
-                value = onnx.helper.get_attribute_value(attr)
+                value = onnxpb.attribute_value(attr)
                 import numpy as np
 
                 if attr.name in ("value_int", "value_float"):
@@ -195,10 +194,10 @@ class GraphIndex:
         count = 1
         for d in tensor.dims:
             count *= d
-        if count > SMALL_CONSTANT_ELEMENTS or tensor.data_location == onnx.TensorProto.EXTERNAL:
+        if count > SMALL_CONSTANT_ELEMENTS or tensor.data_location == onnxpb.TensorProto.EXTERNAL:
             return None
         try:
-            return numpy_helper.to_array(tensor)
+            return onnxpb.to_array(tensor)
         except Exception:  # malformed payloads: treat as unknown
             return None
 

@@ -83,16 +83,16 @@ class LoadedModel:
 
 def element_size(data_type: int) -> int:
     """Bytes per element of an ONNX TensorProto data type (strings and undefined types count as 0)."""
-    import onnx
+    from atccheck.model import onnxpb
 
-    if data_type in (onnx.TensorProto.STRING, onnx.TensorProto.UNDEFINED):
+    if data_type in (onnxpb.TensorProto.STRING, onnxpb.TensorProto.UNDEFINED):
         return 0
     try:
-        np_type = onnx.helper.tensor_dtype_to_np_dtype(data_type)
+        np_type = onnxpb.np_dtype(data_type)
     except (KeyError, ValueError):  # a type number no ONNX version defines: onnx.checker rejects it
         return 0
     size = np_type.itemsize
-    if data_type in (onnx.TensorProto.INT4, onnx.TensorProto.UINT4):
+    if data_type in (onnxpb.TensorProto.INT4, onnxpb.TensorProto.UINT4):
         return 1  # packed two per byte; rounding up is fine for budgets
     return int(size)
 
@@ -106,29 +106,29 @@ def tensor_nbytes(tensor: "onnx.TensorProto") -> int:
 
 def iter_graph_tensors(graph: "onnx.GraphProto") -> Iterator["onnx.TensorProto"]:
     """Initializers and Constant/attribute tensors of a graph and all its subgraphs."""
-    import onnx
+    from atccheck.model import onnxpb
 
     yield from graph.initializer
     for node in graph.node:
         for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.TENSOR:
+            if attr.type == onnxpb.AttributeProto.TENSOR:
                 yield attr.t
-            elif attr.type == onnx.AttributeProto.TENSORS:
+            elif attr.type == onnxpb.AttributeProto.TENSORS:
                 yield from attr.tensors
-            elif attr.type == onnx.AttributeProto.GRAPH:
+            elif attr.type == onnxpb.AttributeProto.GRAPH:
                 yield from iter_graph_tensors(attr.g)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
+            elif attr.type == onnxpb.AttributeProto.GRAPHS:
                 for sub in attr.graphs:
                     yield from iter_graph_tensors(sub)
 
 
 def external_tensors(model: "onnx.ModelProto", base_dir: Path | None, display: str) -> tuple[ExternalTensor, ...]:
     """External-data records of every tensor, with their locations checked to stay in base_dir."""
-    import onnx
+    from atccheck.model import onnxpb
 
     found = []
     for tensor in iter_graph_tensors(model.graph):
-        if tensor.data_location != onnx.TensorProto.EXTERNAL:
+        if tensor.data_location != onnxpb.TensorProto.EXTERNAL:
             continue
         info = {entry.key: entry.value for entry in tensor.external_data}
         location = info.get("location")
@@ -189,7 +189,7 @@ def _not_utf8(model: "onnx.ModelProto") -> str | None:
     Protobuf decodes text lazily: such a field reads as bytes (or raises UnicodeDecodeError,
     depending on the backend) deep inside whatever reads it later. Read them all once here.
     """
-    import onnx
+    from atccheck.model import onnxpb
 
     def text(*values: Any) -> bool:
         return all(isinstance(v, str) for v in values)
@@ -211,8 +211,8 @@ def _not_utf8(model: "onnx.ModelProto") -> str | None:
                 shown = node.name if isinstance(node.name, str) else "?"
                 return f"a name or attribute of node {i} ('{shown}') of graph {label}"
             for attr in node.attribute:
-                subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else (
-                    list(attr.graphs) if attr.type == onnx.AttributeProto.GRAPHS else [])
+                subs = [attr.g] if attr.type == onnxpb.AttributeProto.GRAPH else (
+                    list(attr.graphs) if attr.type == onnxpb.AttributeProto.GRAPHS else [])
                 for sub in subs:
                     found = graph_text(sub, f"{label}/{node.name or node.op_type}:{attr.name}")
                     if found is not None:
@@ -247,7 +247,7 @@ def graph_problem(model: "onnx.ModelProto", *, in_order: bool) -> str | None:
 
 
 def _graph_problem(graph: "onnx.GraphProto", outer: set[str], in_order: bool) -> str | None:
-    import onnx
+    from atccheck.model import onnxpb
 
     defined = set(outer)
     defined.update(i.name for i in graph.input)
@@ -263,8 +263,8 @@ def _graph_problem(graph: "onnx.GraphProto", outer: set[str], in_order: bool) ->
                 return (f"node '{label}' reads '{name}' before anything defines it" if in_order
                         else f"node '{label}' reads '{name}', which nothing defines")
         for attr in node.attribute:
-            subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else (
-                attr.graphs if attr.type == onnx.AttributeProto.GRAPHS else [])
+            subs = [attr.g] if attr.type == onnxpb.AttributeProto.GRAPH else (
+                attr.graphs if attr.type == onnxpb.AttributeProto.GRAPHS else [])
             for sub in subs:
                 problem = _graph_problem(sub, defined, in_order)
                 if problem is not None:
@@ -327,9 +327,9 @@ def load_model(source: "str | os.PathLike[str] | onnx.ModelProto", *, weights: b
     ``weights=False`` leaves out the data of large tensors inside the file too (``check``
     reads the graph only); a ModelProto is taken as it is either way.
     """
-    import onnx
+    from atccheck.model import onnxpb
 
-    if isinstance(source, onnx.ModelProto):
+    if isinstance(source, onnxpb.ModelProto):
         display = source.graph.name or "<model>"
         validate_structure(source, display)
         return LoadedModel(model=source, external=external_tensors(source, None, display))
@@ -358,13 +358,13 @@ def load_model(source: "str | os.PathLike[str] | onnx.ModelProto", *, weights: b
 
 
 def _parse_whole(path: Path, display: str, size: int) -> "onnx.ModelProto":
-    import onnx
+    from atccheck.model import onnxpb
 
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(display, f"cannot read: {exc.strerror or exc}") from None
-    model = onnx.ModelProto()
+    model = onnxpb.ModelProto()
     try:
         model.ParseFromString(data)
     except Exception as exc:  # protobuf raises DecodeError (and others on some backends)
@@ -377,7 +377,7 @@ def _parse_whole(path: Path, display: str, size: int) -> "onnx.ModelProto":
 
 def _parse_graph(path: Path, display: str) -> "onnx.ModelProto":
     """The model without the data of large tensors, read around them."""
-    import onnx
+    from atccheck.model import onnxpb
 
     from atccheck.model.wire import FileBytes, strip_large_tensors
 
@@ -392,6 +392,6 @@ def _parse_graph(path: Path, display: str) -> "onnx.ModelProto":
     except Exception:  # WireError from the walk
         raise InputError(display, PARSE_FAILED) from None
     try:
-        return onnx.ModelProto.FromString(data)
+        return onnxpb.ModelProto.FromString(data)
     except Exception as exc:  # protobuf raises DecodeError (and others on some backends)
         raise InputError(display, DEPTH_LIMIT if _depth_limit(exc) else PARSE_FAILED) from None

@@ -51,13 +51,13 @@ class TensorInfo:
 
 def dtype_name(elem_type: int) -> str | None:
     """ONNX data type number to the table spelling (float32, int64, ...)."""
-    import onnx
+    from atccheck.model import onnxpb
 
     if not elem_type:
         return None
-    if elem_type not in onnx.TensorProto.DataType.values():
+    if elem_type not in onnxpb.TensorProto.DataType.values():
         return f"undefined-dtype-{elem_type}"  # no ONNX version defines it: in no support list either
-    name = onnx.TensorProto.DataType.Name(elem_type).lower()
+    name = onnxpb.TensorProto.DataType.Name(elem_type).lower()
     return {"float": "float32", "double": "float64"}.get(name, name)
 
 
@@ -151,9 +151,9 @@ def type_info(value_type: "onnx.TypeProto") -> TensorInfo | None:
 
 def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]) -> "onnx.ModelProto":
     """A weight-free copy for inference: large initializers become typed graph inputs."""
-    import onnx
+    from atccheck.model import onnxpb
 
-    copy = onnx.ModelProto()
+    copy = onnxpb.ModelProto()
     copy.ir_version = max(model.ir_version, 4)
     copy.opset_import.extend(model.opset_import)
     copy.functions.extend(model.functions)
@@ -173,7 +173,7 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
         count = 1
         for d in tensor.dims:
             count *= d
-        inline = tensor.data_location != onnx.TensorProto.EXTERNAL
+        inline = tensor.data_location != onnxpb.TensorProto.EXTERNAL
         if inline and count <= SMALL_INITIALIZER_ELEMENTS and min(tensor.dims, default=0) >= 0:
             graph.initializer.append(tensor)
         elif tensor.name not in listed:
@@ -280,7 +280,7 @@ def _set_dims(value_info: "onnx.ValueInfoProto", dims: tuple[int, ...]) -> None:
 
 
 def _collect(graph: "onnx.GraphProto", out: dict[str, TensorInfo]) -> None:
-    import onnx
+    from atccheck.model import onnxpb
 
     for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
         info = type_info(vi.type)
@@ -293,13 +293,13 @@ def _collect(graph: "onnx.GraphProto", out: dict[str, TensorInfo]) -> None:
             _collect(sub, out)
         if node.op_type == "Constant" and node.output:
             for attr in node.attribute:
-                if attr.type == onnx.AttributeProto.TENSOR:
+                if attr.type == onnxpb.AttributeProto.TENSOR:
                     out.setdefault(node.output[0], TensorInfo(attr.t.data_type, tuple(int(d) for d in attr.t.dims)))
 
 
 def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]] | None = None) -> ShapeIndex:
     """Infer shapes on a stripped copy; never raises for models inference cannot handle."""
-    import onnx
+    from atccheck.model import onnxpb
 
     shapes = dict(shapes or {})
     copy = stripped_copy(model, shapes)
@@ -311,13 +311,13 @@ def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
         # Strict first (the same inference; it raises instead of skipping a node), so that given
         # shapes the graph cannot take are caught; on success it costs nothing extra.
         try:
-            inferred = onnx.shape_inference.infer_shapes(copy, check_type=False, strict_mode=True,
+            inferred = onnxpb.infer_shapes(copy, check_type=False, strict_mode=True,
                                                          data_prop=data_props[0])
         except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
             strict_error = _first_line(exc)
     for data_prop in data_props if inferred is None else ():
         try:
-            inferred = onnx.shape_inference.infer_shapes(copy, check_type=False, strict_mode=False, data_prop=data_prop)
+            inferred = onnxpb.infer_shapes(copy, check_type=False, strict_mode=False, data_prop=data_prop)
             break
         except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
             index.error = _first_line(exc)
@@ -354,13 +354,13 @@ def _find_contradiction(
     inference without the given shapes too (the graph, or onnx's inference, is the cause).
     Only run on failure, so a consistent model pays nothing for it.
     """
-    import onnx
+    from atccheck.model import onnxpb
 
-    fresh = onnx.ModelProto()
+    fresh = onnxpb.ModelProto()
     fresh.CopyFrom(copy)
     _forget_declared_dims(fresh.graph)
     try:
-        onnx.shape_inference.infer_shapes(fresh, check_type=False, strict_mode=True, data_prop=data_prop)
+        onnxpb.infer_shapes(fresh, check_type=False, strict_mode=True, data_prop=data_prop)
         return None
     except Exception as exc:  # onnx raises InferenceError/ValidationError/RuntimeError
         error = _first_line(exc)
@@ -372,10 +372,10 @@ def _find_contradiction(
 
 
 def _strict_passes(copy: "onnx.ModelProto", data_prop: bool) -> bool:
-    import onnx
+    from atccheck.model import onnxpb
 
     try:
-        onnx.shape_inference.infer_shapes(copy, check_type=False, strict_mode=True, data_prop=data_prop)
+        onnxpb.infer_shapes(copy, check_type=False, strict_mode=True, data_prop=data_prop)
     except Exception:
         return False
     return True
@@ -399,15 +399,15 @@ def _contradiction(
 
 def _failing_node(copy: "onnx.ModelProto", values: Mapping[str, TensorInfo]) -> "tuple[onnx.NodeProto, str] | None":
     """The first top-level node whose own shape inference raises, given the shapes inferred before it."""
-    import onnx
-    from onnx import helper
+    from atccheck.model import onnxpb
 
+    full = onnxpb.full_onnx()  # a contradiction only: node-level inference is onnx's Python API
     opsets = {o.domain or "": o.version for o in copy.opset_import}
     constants = {t.name: t for t in copy.graph.initializer}
     for node in copy.graph.node:
         domain = node.domain if node.domain not in ("", "ai.onnx") else ""
         try:
-            schema = onnx.defs.get_schema(node.op_type, opsets.get(domain, 1), domain)
+            schema = onnxpb.get_schema(node.op_type, opsets.get(domain, 1), domain)
         except Exception:
             continue  # a custom op: nothing to check it against
         if any(True for _ in subgraphs(node)):
@@ -417,10 +417,10 @@ def _failing_node(copy: "onnx.ModelProto", values: Mapping[str, TensorInfo]) -> 
             info = values.get(name)
             if name and info is not None and info.shape is not None:
                 dims = [d if isinstance(d, int) else (d or None) for d in info.shape]
-                types[name] = helper.make_tensor_type_proto(info.elem_type, dims)
+                types[name] = full.helper.make_tensor_type_proto(info.elem_type, dims)
         data = {n: constants[n] for n in node.input if n in constants}
         try:
-            onnx.shape_inference.infer_node_outputs(schema, node, types, data, opset_imports=list(copy.opset_import),
+            full.shape_inference.infer_node_outputs(schema, node, types, data, opset_imports=list(copy.opset_import),
                                                     ir_version=copy.ir_version)
         except Exception as exc:
             reason = _first_line(exc).replace("[ShapeInferenceError]", "").strip()

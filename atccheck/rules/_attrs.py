@@ -30,10 +30,10 @@ MISSING = object()
 @cache
 def onnx_schema(op_type: str, opset: int) -> "onnx.defs.OpSchema | None":
     """The standard-domain schema a node of this opset follows, or None (unknown op)."""
-    import onnx.defs
+    from atccheck.model import onnxpb
 
     try:
-        return onnx.defs.get_schema(op_type, opset, "")
+        return onnxpb.get_schema(op_type, opset, "")
     except Exception:  # onnx raises SchemaError for unknown ops
         return None
 
@@ -42,14 +42,14 @@ def attribute_type_mismatches(node: "onnx.NodeProto", opset: int | None) -> tupl
     """(name, type found, type declared) for each attribute of a standard-domain node whose type is
     not the one its ONNX schema declares (onnx.checker rejects such a node). Rules never see them.
     """
-    import onnx
+    from atccheck.model import onnxpb
 
     if node.domain not in ("", "ai.onnx"):
         return ()
     schema = onnx_schema(node.op_type, opset or 1)
     if schema is None:
         return ()
-    types = onnx.AttributeProto.AttributeType
+    types = onnxpb.AttributeProto.AttributeType
     found = []
     for attr in node.attribute:
         declared = schema.attributes.get(attr.name)
@@ -65,15 +65,15 @@ def attribute_type_mismatches(node: "onnx.NodeProto", opset: int | None) -> tupl
 
 def onnx_default(op_type: str, opset: int | None, attr: str) -> Any:
     """The ONNX schema default of an attribute, or MISSING when the schema gives none."""
-    import onnx
+    from atccheck.model import onnxpb
 
     schema = onnx_schema(op_type, opset or 1)
     if schema is None or attr not in schema.attributes:
         return MISSING
-    default = schema.attributes[attr].default_value
-    if default is None or default.type == onnx.AttributeProto.UNDEFINED:
+    default = onnxpb.attribute_default(schema.attributes[attr])
+    if default is None or default.type == onnxpb.AttributeProto.UNDEFINED:
         return MISSING
-    value = onnx.helper.get_attribute_value(default)
+    value = onnxpb.attribute_value(default)
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="replace")
     return value

@@ -128,13 +128,13 @@ def _shapes_static(_name: str) -> bool:
 
 def _schema_input_names(node: NodeContext) -> list[str] | None:
     """The ONNX schema's input names at the node's opset, or None when unknown."""
-    import onnx.defs
+    from atccheck.model import onnxpb
 
     opset = node.opset
     if opset is None:
         return None
     try:
-        schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
+        schema = onnxpb.get_schema(node.op_type, opset, node.domain)
     except Exception:  # onnx raises SchemaError for unknown ops or opsets
         return None
     return [formal.name for formal in schema.inputs]

@@ -83,9 +83,9 @@ class UnsupportedOp(Rule):
 def _standard_ops() -> frozenset[str]:
     global _STANDARD
     if _STANDARD is None:
-        import onnx.defs
+        from atccheck.model import onnxpb
 
-        _STANDARD = frozenset(s.name for s in onnx.defs.get_all_schemas_with_history() if s.domain in ("", "ai.onnx"))
+        _STANDARD = frozenset(s.name for s in onnxpb.all_schemas_with_history() if s.domain in ("", "ai.onnx"))
     return _STANDARD
 
 
