@@ -215,7 +215,6 @@ def _precision_args(mode: str | None, soc: Soc, profile: Profile, tbl: Tables) -
 
 def _external_data_note(model: "onnx.ModelProto", model_path: str) -> str | None:
     from atccheck.model import onnxpb
-
     from atccheck.model.loading import iter_graph_tensors
 
     locations = sorted({

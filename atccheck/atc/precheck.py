@@ -145,12 +145,12 @@ def _registered(gnode, key: str, ctx: "CheckContext", notes: list[str]) -> bool:
 
 def run_precheck(ctx: "CheckContext") -> Precheck:
     """The pre-check ATC runs in --mode=3, on the root graph of the checked model."""
-    import onnx
+    from atccheck.model import onnxpb
 
     model = ctx.model
     graph = model.graph
     notes: list[str] = []
-    initializers: dict[str, onnx.TensorProto] = {}
+    initializers: dict[str, onnxpb.TensorProto] = {}
     for tensor in graph.initializer:
         if tensor.name:
             initializers[tensor.name] = tensor  # a std::map: the last tensor of a name wins
@@ -168,7 +168,7 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
     synthetic: list[tuple[str, str]] = [("Input", vi.name) for vi in graph.input if vi.name not in initializers]
     pattern = ctx.target.profile.initializer_node_name  # profiles.json, per parser generation
     for i, name in enumerate(sorted(initializers, key=lambda n: n.encode("utf-8"))):
-        external = initializers[name].data_location == onnx.TensorProto.EXTERNAL
+        external = initializers[name].data_location == onnxpb.TensorProto.EXTERNAL
         synthetic.append(("FileConstant" if external else "Constant", pattern.format(name=name, i=i)))
     if not graph.output:
         return Precheck([], "E16001", "The model has no output node.", None, notes)
@@ -205,12 +205,12 @@ def run_precheck(ctx: "CheckContext") -> Precheck:
 
 def _constant_type(node) -> str:
     """A Constant node whose 'value' tensor is external data becomes FileConstant (UpdateConstantOpType)."""
-    import onnx
+    from atccheck.model import onnxpb
 
     if node.op_type == "Constant":
         for attr in node.attribute:
             if attr.name == "value":
-                if attr.t.data_location == onnx.TensorProto.EXTERNAL:
+                if attr.t.data_location == onnxpb.TensorProto.EXTERNAL:
                     return "FileConstant"
                 break
     return node.op_type

@@ -161,7 +161,6 @@ def _infer_with(
 ) -> ShapeIndex | None:
     """Shape inference on the weight-free copy with computed values as initializers."""
     from atccheck.model import onnxpb
-
     from atccheck.model.shapes import _collect, _data_prop_safe, stripped_copy
 
     copy = stripped_copy(model, input_shapes)
@@ -306,6 +305,7 @@ def _expand(args, attrs, opset):
 
 def _constant_of_shape(args, attrs, opset):
     import numpy as np
+
     from atccheck.model import onnxpb
 
     tensor = attrs.get("value")

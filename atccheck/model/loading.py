@@ -378,7 +378,6 @@ def _parse_whole(path: Path, display: str, size: int) -> "onnx.ModelProto":
 def _parse_graph(path: Path, display: str) -> "onnx.ModelProto":
     """The model without the data of large tensors, read around them."""
     from atccheck.model import onnxpb
-
     from atccheck.model.wire import FileBytes, strip_large_tensors
 
     try:

@@ -193,7 +193,7 @@ def all_schemas_with_history() -> list[onnx.defs.OpSchema]:
 
 def attribute_default(attribute: onnx.defs.OpSchema.Attribute) -> AttributeProto:
     """A schema attribute's default value as an AttributeProto (what onnx.defs adds as ``default_value``)."""
-    default: AttributeProto = pb2().AttributeProto.FromString(attribute._default_value)
+    default: AttributeProto = pb2().AttributeProto.FromString(attribute._default_value)  # type: ignore[attr-defined]
     return default
 
 
