@@ -165,9 +165,12 @@ def cpp() -> ModuleType:
 def __getattr__(name: str) -> Any:
     if name[:1].isupper():
         try:
-            return getattr(pb2(), name)
+            found = getattr(pb2(), name)
         except AttributeError:
             pass
+        else:
+            globals()[name] = found  # later reads are plain module attributes (rules read them per node)
+            return found
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

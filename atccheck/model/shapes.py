@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
 from atccheck.errors import UsageError
@@ -49,6 +49,7 @@ class TensorInfo:
         return dtype_name(self.elem_type)
 
 
+@cache  # a handful of distinct numbers, asked for per node
 def dtype_name(elem_type: int) -> str | None:
     """ONNX data type number to the table spelling (float32, int64, ...)."""
     from atccheck.model import onnxpb
