@@ -196,7 +196,11 @@ def all_schemas_with_history() -> list[onnx.defs.OpSchema]:
 
 def attribute_default(attribute: onnx.defs.OpSchema.Attribute) -> AttributeProto:
     """A schema attribute's default value as an AttributeProto (what onnx.defs adds as ``default_value``)."""
-    default: AttributeProto = pb2().AttributeProto.FromString(attribute._default_value)  # type: ignore[attr-defined]
+    raw = getattr(attribute, "_default_value", None)
+    if raw is None:  # an onnx that exposes the message itself: its Python side knows how to read it
+        full_onnx()
+        return attribute.default_value
+    default: AttributeProto = pb2().AttributeProto.FromString(raw)
     return default
 
 

@@ -99,6 +99,13 @@ def test_schema_defaults_are_the_ones_onnx_defs_gives():
     assert onnxpb.get_schema("Conv", 13).since_version == onnx.defs.get_schema("Conv", 13).since_version
 
 
+def test_a_schema_attribute_without_the_raw_default_gives_its_own():
+    class Attribute:  # what an onnx whose C++ side returns the AttributeProto itself would give
+        default_value = helper.make_attribute("alpha", 0.5)
+
+    assert onnxpb.attribute_default(Attribute()) is Attribute.default_value
+
+
 @pytest.mark.parametrize("path", sorted(SAMPLE_MODELS.glob("*.onnx")), ids=lambda p: p.stem)
 def test_shape_inference_is_onnx_shape_inference(path):
     model = onnx.load(path)
