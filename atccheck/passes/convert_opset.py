@@ -114,6 +114,12 @@ class ConvertError(Exception):
 # result, so only a converter adapter may move it.
 SEMANTICS_CHANGED = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13, "GridSample": 20}
 
+# Attributes a later opset added, with the value that means what the op did before it (onnx
+# docs/Changelog.md: the reductions gained noop_with_empty_axes at 18, ReduceSum at 13). onnx's
+# version converter copies them down unchanged when it moves the axes back from an input into
+# the attribute, and the checker then rejects the node (ReduceMean-18 to 13).
+ADDED_ATTRIBUTES = {"noop_with_empty_axes": 0}
+
 
 def convert_model(
     model: "onnx.ModelProto", current: int, target: int, shapes: "ShapeIndex | None" = None
@@ -136,10 +142,33 @@ def convert_model(
             raise ConvertError(f"node '{node.label}' has attribute '{name}' of type {got}, not {want}; "
                                "the converter cannot take it")
     try:
-        return version_converter.convert_version(model, target), []
+        converted = version_converter.convert_version(model, target)
     except Exception:  # a missing adapter for some op: convert what can be converted, keep what may be kept
-        pass
-    return _convert_by_node(model, current, target, shapes)
+        converted, kept = _convert_by_node(model, current, target, shapes)
+    else:
+        kept = []
+    _drop_added_attributes(converted, target)
+    return converted, kept
+
+
+def _drop_added_attributes(model: "onnx.ModelProto", target: int) -> None:
+    """Remove the attributes of ADDED_ATTRIBUTES the target opset does not define where removing
+    them keeps the meaning: the node holds the old-meaning value, or (noop_with_empty_axes) it
+    names its axes, so the empty-axes case the attribute is about cannot arise."""
+    for graph in iter_graphs(model.graph):
+        for node in graph.node:
+            if node.domain not in STANDARD_DOMAINS:
+                continue
+            schema = _schema(node.op_type, target)
+            for attr in list(node.attribute):
+                if attr.name not in ADDED_ATTRIBUTES or schema is None or attr.name in schema.attributes:
+                    continue
+                axes = next((a for a in node.attribute if a.name == "axes"), None)
+                if attr.i == ADDED_ATTRIBUTES[attr.name] or (axes is not None and len(axes.ints) > 0):
+                    node.attribute.remove(attr)
+                    continue
+                raise ConvertError(f"node '{node.name or node.op_type}' sets {attr.name}={attr.i} without axes, "
+                                   f"which {node.op_type} at opset {target} cannot express")
 
 
 def _schema(op_type: str, opset: int):

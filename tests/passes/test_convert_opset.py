@@ -55,3 +55,30 @@ def test_an_op_without_an_older_definition_blocks_and_is_left_to_decompose():
 def test_a_registered_opset_is_left_alone():
     result = run_pass(ConvertOpset, small_net(13), cann="8.0")
     assert not result.modified
+
+
+def reduce_net(noop: int, axes: list[int], opset_version=20):
+    """A ReduceMean-18 as exporters at opset 18+ write it: axes as an input, noop_with_empty_axes set."""
+    nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["y"], keepdims=1, noop_with_empty_axes=noop, name="mean")]
+    return make_model(nodes, [tensor_input("x", [1, 3, 4, 4])], [tensor_input("y", [1, 3, 1, 1])],
+                      [init("axes", np.array(axes, np.int64))], opset=opset_version)
+
+
+def test_an_attribute_the_lower_opset_lacks_goes_when_it_keeps_the_old_meaning():
+    for noop in (0, 1):  # with axes named, noop_with_empty_axes changes nothing
+        model = reduce_net(noop, [2, 3])
+        result = run_pass(ConvertOpset, model, cann="6.0")
+        assert result.modified and opset(result.model) < 18
+        node = result.model.graph.node[0]
+        assert [a.name for a in node.attribute if a.name == "noop_with_empty_axes"] == []
+        assert_valid(result.model)  # onnx's converter alone leaves the attribute, and the checker rejects it
+        assert max_error(model, result.model).max_abs == 0.0
+
+
+def test_noop_with_empty_axes_on_no_axes_blocks_the_lower_opsets():
+    """ReduceMean without axes and noop_with_empty_axes=1 is an Identity; below 18 it would average everything."""
+    nodes = [helper.make_node("ReduceMean", ["x"], ["y"], keepdims=1, noop_with_empty_axes=1, name="mean")]
+    model = make_model(nodes, [tensor_input("x", [1, 3, 4, 4])], [tensor_input("y", [1, 3, 4, 4])], opset=20)
+    result = run_pass(ConvertOpset, model, cann="6.0")
+    assert not result.modified
+    assert any("noop_with_empty_axes=1 without axes" in n for n in result.notes), result.notes
