@@ -141,6 +141,7 @@ def convert_model(
             name, got, want = bad[0]
             raise ConvertError(f"node '{node.label}' has attribute '{name}' of type {got}, not {want}; "
                                "the converter cannot take it")
+    _refuse_inexpressible(model, target)
     try:
         converted = version_converter.convert_version(model, target)
     except Exception:  # a missing adapter for some op: convert what can be converted, keep what may be kept
@@ -149,6 +150,26 @@ def convert_model(
         kept = []
     _drop_added_attributes(converted, target)
     return converted, kept
+
+
+def _refuse_inexpressible(model: "onnx.ModelProto", target: int) -> None:
+    """Stop before the converter on a node whose ADDED_ATTRIBUTES value the target cannot express
+    (a reduction without axes and noop_with_empty_axes=1): onnx 1.16's converter crashes the
+    process on it, later ones convert it into a node that means something else."""
+    for graph in iter_graphs(model.graph):
+        for node in graph.node:
+            if node.domain not in STANDARD_DOMAINS:
+                continue
+            for attr in node.attribute:
+                if attr.name not in ADDED_ATTRIBUTES or attr.i == ADDED_ATTRIBUTES[attr.name]:
+                    continue
+                axes = next((a for a in node.attribute if a.name == "axes"), None)
+                if (axes is not None and len(axes.ints) > 0) or (len(node.input) > 1 and node.input[1]):
+                    continue  # axes named (an empty constant input is caught after conversion)
+                schema = _schema(node.op_type, target)
+                if schema is not None and attr.name not in schema.attributes:
+                    raise ConvertError(f"node '{node.name or node.op_type}' sets {attr.name}={attr.i} without axes, "
+                                       f"which {node.op_type} at opset {target} cannot express")
 
 
 def _drop_added_attributes(model: "onnx.ModelProto", target: int) -> None:
