@@ -69,7 +69,7 @@ class DecomposeAttention(Decomposition):
             k = em.transpose(em.reshape(k, [0, 0, kv_heads, -1]), [0, 2, 1, 3])
             v = em.transpose(em.reshape(v, [0, 0, kv_heads, -1]), [0, 2, 1, 3])
         elif rank == 4:
-            q_shape, k_shape = _shape(rw, site.input(Q)), _shape(rw, site.input(K))
+            q_shape, k_shape = _shape(rw, site.input(Q), rank), _shape(rw, site.input(K), rank)
             q_dim, kv_dim = q_shape[1], k_shape[1]
             if not isinstance(q_dim, int) or not isinstance(kv_dim, int):
                 return "the head counts (axis 1 of Q and K) must be static"
@@ -128,17 +128,17 @@ def last_size(rw: Rewriter, value: str, rank: int, heads: int) -> int:
     return last if rank == 4 else last // heads
 
 
-def _shape(rw: Rewriter, name: str) -> "Shape":
-    """The shape of Q or K. Callers read rank 3 or 4 from Q's shape; K is taken to have Q's rank
-    (as the code always assumed: an unknown K shape was an AttributeError, now an AssertionError)."""
+def _shape(rw: Rewriter, name: str, rank: int) -> "Shape":
+    """The shape of Q or K, which must have Q's rank."""
     info = rw.info(name)
-    assert info is not None and info.shape is not None
+    if info is None or info.shape is None or len(info.shape) != rank:
+        raise Unsupported(f"the shape of '{name}' is unknown or not of rank {rank} (give --input-shape)")
     return info.shape
 
 
 def sequence_lengths(rw: Rewriter, site: Site, rank: int) -> tuple[int, int]:
     axis = 2 if rank == 4 else 1
-    q, k = _shape(rw, site.input(Q)), _shape(rw, site.input(K))
+    q, k = _shape(rw, site.input(Q), rank), _shape(rw, site.input(K), rank)
     s_len, t_len = q[axis], k[axis]
     if not isinstance(s_len, int) or not isinstance(t_len, int):
         raise Unsupported("is_causal needs static sequence lengths (give --input-shape)")

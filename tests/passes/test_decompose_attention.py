@@ -57,3 +57,12 @@ def test_read_cache_output_is_left_with_a_note():
     model = attention_model(extra_outputs=("present_k",))
     result = apply(PASS, model, pass_context())
     assert not result.modified and "present_k" in result.notes[0]
+
+
+def test_an_unknown_key_shape_is_a_reason_not_a_crash():
+    model = attention_model()
+    k = model.graph.input[1]
+    k.type.tensor_type.ClearField("shape")  # K of unknown rank: the head count cannot be read
+    result = apply(PASS, model, pass_context())
+    assert not result.modified
+    assert any("the shape of 'k' is unknown" in note for note in result.notes), result.notes
