@@ -48,6 +48,8 @@ from typing import TYPE_CHECKING, Any
 from atccheck.errors import UsageError
 from atccheck.report import FAIL_ON
 from atccheck.rules import rule_matches
+from atccheck.rules.internal_error import InternalError
+from atccheck.rules.malformed_attribute import MalformedAttribute
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,9 +58,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CONFIG_FILE = ".atccheck.toml"
 PYPROJECT = "pyproject.toml"
-INTERNAL_ERROR = ("AC000", "internal-error")  # the engine's finding for a rule that crashed
-MALFORMED_ATTRIBUTE = ("AC001", "malformed-attribute")  # the engine's finding for a mistyped attribute
-ENGINE_FINDINGS = (INTERNAL_ERROR, MALFORMED_ATTRIBUTE)
+# The findings the engine makes itself: --ignore drops them; --select, which picks rules, does not.
+ENGINE_FINDINGS = ((InternalError.code, InternalError.name), (MalformedAttribute.code, MalformedAttribute.name))
 
 DEFAULT = "default"
 COMMAND_LINE = "command line"

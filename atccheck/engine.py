@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from atccheck.context import CheckContext, NodeContext
-from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.findings import Finding, FixSuggestion, Location
 from atccheck.model.folding import fold_shapes
 from atccheck.model.graph import GraphIndex
 from atccheck.model.loading import LoadedModel, load_model
@@ -20,6 +20,8 @@ from atccheck.model.shapes import (
 )
 from atccheck.report import Report, ShapeSummary, SymbolicDim
 from atccheck.rules import Rule, all_rules, rule_matches
+from atccheck.rules.internal_error import InternalError
+from atccheck.rules.malformed_attribute import MalformedAttribute
 from atccheck.tables import AI_ONNX, Tables, tables
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target, resolve_target
 
@@ -77,17 +79,15 @@ def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterab
     return not (ignore and matches(ignore))
 
 
-INTERNAL_ERROR_CODE = "AC000"
-MALFORMED_ATTRIBUTE = ("AC001", "malformed-attribute")
 
 
 def _internal_error(rule: type[Rule], where: Location, exc: Exception) -> Finding:
     """A rule that could not run is an error: a check that skipped part of the model must not pass."""
     place = f"node '{where.node}'" if where.node else "the model"
     return Finding(
-        code=INTERNAL_ERROR_CODE,
-        name="internal-error",
-        severity=Severity.ERROR,
+        code=InternalError.code,
+        name=InternalError.name,
+        severity=InternalError.severity,
         message=f"rule {rule.name} could not check {place}: {type(exc).__name__}: {_one_line(exc)}",
         location=where,
         hint="report this model to the atccheck maintainers; the other rules ran",
@@ -102,9 +102,9 @@ def _malformed(node: NodeContext) -> Finding:
     problems = "; ".join(f"'{name}' is {got} where the ONNX schema of {node.op_type} (opset {node.opset}) "
                          f"declares {want}" for name, got, want in node.malformed_attrs)
     return Finding(
-        code=MALFORMED_ATTRIBUTE[0],
-        name=MALFORMED_ATTRIBUTE[1],
-        severity=Severity.ERROR,
+        code=MalformedAttribute.code,
+        name=MalformedAttribute.name,
+        severity=MalformedAttribute.severity,
         message=f"attribute {problems}; onnx.checker rejects the model, and what ATC's parser makes of it is "
                 "unknown, so the rules checked the node without it",
         location=node.location,

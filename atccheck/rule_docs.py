@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from atccheck.rules.base import DOC_HEADINGS, CommandRule, Rule
+from atccheck.rules.base import DOC_HEADINGS, CommandRule, EngineFinding, Rule
 
 AnyRule = type[Rule] | type[CommandRule]
 
@@ -37,6 +37,8 @@ _STAGE_TEXT = {
 
 
 def applies_to(rule: AnyRule) -> str:
+    if issubclass(rule, EngineFinding):
+        return f"{rule.applies} (made by the check engine, not by a rule)"
     if issubclass(rule, CommandRule):
         return f"an `atc` command line (`atccheck atc-cmd --lint`): {_STAGE_TEXT[rule.stage]}"
     if rule.fact_kind is not None:

@@ -67,7 +67,7 @@ def _counts_text(report: Report) -> str:
 def _rule_link(f: Finding, rule_docs_url: str | None) -> str:
     from atccheck.rule_docs import help_uri
 
-    uri = help_uri(f.name, rule_docs_url) if f.code not in ("AC000", "AC001") else None  # engine findings: no rule page
+    uri = help_uri(f.name, rule_docs_url)
     return f"[{f.name}]({uri})" if uri else f.name
 
 

@@ -73,7 +73,7 @@ def rule_descriptor(rule: type["Rule"], rule_docs_url: str | None) -> dict[str, 
 
 
 def adhoc_descriptor(finding: Finding) -> dict[str, Any]:
-    """For a code without a registered rule (the engine's internal-error)."""
+    """For a code without a catalogue entry."""
     return {
         "id": finding.code,
         "name": finding.name,
@@ -92,9 +92,10 @@ def render(
 ) -> str:
     from atccheck import __version__
     from atccheck.baseline import fingerprint
-    from atccheck.rules import all_rules
+    from atccheck.rules import all_rules, engine_findings
 
     base = Path(root) if root is not None else Path.cwd()
+    engine_rules = {r.code: r for r in engine_findings()}  # described when a report holds one
     descriptors: list[dict[str, Any]] = [rule_descriptor(r, rule_docs_url) for r in all_rules()]
     rule_index = {d["id"]: i for i, d in enumerate(descriptors)}
     artifacts: list[dict[str, Any]] = []
@@ -115,7 +116,8 @@ def render(
         for f in report.findings:
             if f.code not in rule_index:
                 rule_index[f.code] = len(descriptors)
-                descriptors.append(adhoc_descriptor(f))
+                engine = engine_rules.get(f.code)
+                descriptors.append(rule_descriptor(engine, rule_docs_url) if engine else adhoc_descriptor(f))
             prefix = f"[{target.soc.name}] " if several_chips else ""
             location: dict[str, Any] = {
                 "physicalLocation": {"artifactLocation": artifact(report.model), "region": {"startLine": 1}},

@@ -1,9 +1,11 @@
 """The rule catalogue: one rule per module in this package.
 
 Model rules (:class:`Rule`) are the modules of this package; command rules
-(:class:`CommandRule`, the ``atc`` command-line lint) are the modules of ``atc_cmd/``. Both
-register in one registry; :func:`all_rules` gives the model rules ``atccheck check`` runs,
-:func:`command_rules` the ones the lint reports under, :func:`catalogue` both.
+(:class:`CommandRule`, the ``atc`` command-line lint) are the modules of ``atc_cmd/``; the
+two findings the check engine makes itself (:class:`EngineFinding`: internal-error,
+malformed-attribute) are documented here too. All register in one registry; :func:`all_rules`
+gives the model rules ``atccheck check`` runs, :func:`command_rules` the ones the lint reports
+under, :func:`engine_findings` the engine's, :func:`catalogue` all of them.
 """
 
 from __future__ import annotations
@@ -12,12 +14,12 @@ import importlib
 import pkgutil
 from functools import lru_cache
 
-from atccheck.rules.base import CommandRule, Rule, register, registered_rules
+from atccheck.rules.base import CommandRule, EngineFinding, Rule, register, registered_rules
 
-__all__ = ["CommandRule", "Rule", "all_rules", "catalogue", "command_rule", "command_rules", "find_rule",
-           "register", "rule_matches"]
+__all__ = ["CommandRule", "EngineFinding", "Rule", "all_rules", "catalogue", "command_rule", "command_rules",
+           "engine_findings", "find_rule", "register", "rule_matches"]
 
-AnyRule = type[Rule] | type[CommandRule]
+AnyRule = type[Rule] | type[CommandRule] | type[EngineFinding]
 _COMMAND_PACKAGE = "atc_cmd"
 
 
@@ -42,9 +44,16 @@ def command_rules() -> tuple[type[CommandRule], ...]:
     return tuple(r for r in registered_rules().values() if issubclass(r, CommandRule))
 
 
+@lru_cache(maxsize=1)
+def engine_findings() -> tuple[type[EngineFinding], ...]:
+    """The findings the check engine makes itself (internal-error, malformed-attribute), by code."""
+    all_rules()  # their modules sit beside the model rules'
+    return tuple(r for r in registered_rules().values() if issubclass(r, EngineFinding))
+
+
 def catalogue() -> tuple[AnyRule, ...]:
-    """Every rule of both kinds, ordered by code."""
-    return tuple(sorted((*all_rules(), *command_rules()), key=lambda r: r.code))
+    """Every documented entry of all three kinds, ordered by code."""
+    return tuple(sorted((*all_rules(), *command_rules(), *engine_findings()), key=lambda r: r.code))
 
 
 def command_rule(name: str) -> type[CommandRule]:

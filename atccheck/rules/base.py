@@ -5,10 +5,11 @@ A rule is a class in its own module under ``atccheck/rules/``, decorated with
 documentation, under the headings ``What it does``, ``Why``, ``Example``, ``Fix`` and
 ``Facts`` (``atccheck rule NAME`` prints it).
 
-Two kinds share the one registry (one code and name space, one documentation format):
+Three kinds share the one registry (one code and name space, one documentation format):
 :class:`Rule` reads a model graph (``atccheck check``), :class:`CommandRule` reads an ``atc``
-command line (``atccheck atc-cmd --lint``, modules under ``atccheck/rules/atc_cmd/``). Each
-runner asks for its own kind only.
+command line (``atccheck atc-cmd --lint``, modules under ``atccheck/rules/atc_cmd/``), and
+:class:`EngineFinding` documents what the check engine reports around the rules (a rule that
+crashed, a mistyped attribute). Each runner asks for its own kind only.
 """
 
 from __future__ import annotations
@@ -183,6 +184,17 @@ class CommandRule(_Documented):
         )
 
 
+class EngineFinding(_Documented):
+    """A finding the check engine reports itself, around the rules rather than from one.
+
+    It is documented like a rule (``atccheck rule AC000``), can be ignored like one, and is
+    never run: the engine makes it (``atccheck.engine``). ``applies`` says where it can appear.
+    """
+
+    kind: ClassVar[str] = "engine"
+    applies: ClassVar[str]
+
+
 _R = TypeVar("_R", bound="type[_Documented]")
 _RULES: dict[str, type[_Documented]] = {}
 _STAGES = ("shell", "parser", "values")
@@ -194,8 +206,8 @@ def register(cls: _R) -> _R:
         raise ValueError(f"{cls.__name__}: code must look like AC123")
     if not NAME_PATTERN.match(getattr(cls, "name", "")):
         raise ValueError(f"{cls.__name__}: name must be kebab-case")
-    if not (issubclass(cls, Rule) or issubclass(cls, CommandRule)):
-        raise ValueError(f"{cls.__name__}: a rule derives from Rule or CommandRule")
+    if not (issubclass(cls, Rule) or issubclass(cls, CommandRule) or issubclass(cls, EngineFinding)):
+        raise ValueError(f"{cls.__name__}: a rule derives from Rule, CommandRule or EngineFinding")
     if issubclass(cls, CommandRule) and cls.stage not in _STAGES:
         raise ValueError(f"{cls.__name__}: stage must be one of {', '.join(_STAGES)}")
     for other in _RULES.values():

@@ -94,3 +94,18 @@ def test_the_cli_gate_fails_on_a_crashing_rule(conv_model, monkeypatch, tmp_path
     assert result.exit_code == 1, result.output
     doc = json.loads(result.output)
     assert [f["code"] for f in doc["findings"]] == ["AC000"]
+
+
+@pytest.mark.parametrize("code", ["AC000", "AC001"])
+def test_the_engine_findings_have_a_rule_page_like_any_rule(code):
+    """A user who finds AC000 or AC001 in a report looks it up as any other code."""
+    from click.testing import CliRunner
+
+    from atccheck.cli.main import main
+    from atccheck.rules import engine_findings
+
+    [entry] = [r for r in engine_findings() if r.code == code]
+    result = CliRunner().invoke(main, ["rule", code])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"{code} {entry.name} (error)")
+    assert "made by the check engine" in result.output

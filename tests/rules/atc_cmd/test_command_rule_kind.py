@@ -10,7 +10,17 @@ import pytest
 from onnx import TensorProto, helper
 
 from atccheck.atc.lint import lint_command
-from atccheck.rules import CommandRule, Rule, all_rules, catalogue, command_rule, command_rules, find_rule, register
+from atccheck.rules import (
+    CommandRule,
+    Rule,
+    all_rules,
+    catalogue,
+    command_rule,
+    command_rules,
+    engine_findings,
+    find_rule,
+    register,
+)
 from atccheck.rules.base import registered_rules
 
 
@@ -28,7 +38,8 @@ RULES_DIR = Path(__file__).resolve().parents[3] / "atccheck" / "rules" / "atc_cm
 def test_the_model_engine_gets_no_command_rule_and_the_lint_no_model_rule():
     assert all(issubclass(r, Rule) and not issubclass(r, CommandRule) for r in all_rules())
     assert all(issubclass(r, CommandRule) and not issubclass(r, Rule) for r in command_rules())
-    assert set(catalogue()) == set(all_rules()) | set(command_rules())
+    assert set(catalogue()) == set(all_rules()) | set(command_rules()) | set(engine_findings())
+    assert not set(engine_findings()) & (set(all_rules()) | set(command_rules()))  # documented, never run
     with pytest.raises(KeyError):
         command_rule("unsupported-op")  # a model rule cannot report a command defect
 
