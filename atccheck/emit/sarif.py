@@ -32,7 +32,7 @@ from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.batch import UncheckedModel
-    from atccheck.rules import Rule
+    from atccheck.rules import EngineFinding, Rule
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -52,7 +52,7 @@ def artifact_location(model: str, root: Path) -> dict[str, str]:
     return {"uri": quote(rel.as_posix()), "uriBaseId": SRCROOT}
 
 
-def rule_descriptor(rule: type["Rule"], rule_docs_url: str | None) -> dict[str, Any]:
+def rule_descriptor(rule: "type[Rule] | type[EngineFinding]", rule_docs_url: str | None) -> dict[str, Any]:
     from atccheck.rule_docs import help_uri
 
     docs = rule.docs()
