@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -1100,7 +1101,41 @@ def options_extra(reference: Path) -> dict:
         "flag_value_errors": flag_value_errors(reference),
         "precision_fp16_casts": precision_fp16_casts(options),
         "flag_overrides": FLAG_OVERRIDES,
+        "required_flags": required_flags(options),
+        "gear_flags": {
+            "flags": [p["name"] for p in options["parameters"] if "gear_count_limits" in p],
+            "source": "atc_options.json parameters[*] that have gear_count_limits",
+        },
+        "onnx_framework": onnx_framework(options),
     }
+
+
+def required_flags(options: dict) -> list[dict]:
+    """The flags a --mode needs, from the dependency rules of the form 'if --mode in {0,3,30}: --a
+    and --b [required]', with the error ATC gives when one is absent."""
+    found = []
+    for index, rule in enumerate(options["dependency_rules"]):
+        modes = re.fullmatch(r"--mode in \{([0-9,]+)\}", rule["if"])
+        if modes is None:
+            continue
+        needed = re.fullmatch(r"(--[a-z_]+(?: and --[a-z_]+)*)(?: required)?", rule["then"])
+        if needed is None or not re.fullmatch(r"E\d{5}", rule["error"]):
+            raise SystemExit(f"build_op_tables: dependency rule {index} is no longer 'FLAGS required' with one code: {rule}")
+        for flag in needed.group(1).split(" and "):
+            found.append({"flag": flag, "modes": modes.group(1).split(","), "error": rule["error"],
+                          "source": f"atc_options.json dependency_rules[{index}]"})
+    if not any("0" in entry["modes"] for entry in found):
+        raise SystemExit("build_op_tables: no dependency rule names the flags --mode 0 needs")
+    return found
+
+
+def onnx_framework(options: dict) -> dict:
+    """The --framework value of ONNX models."""
+    (param,) = [p for p in options["parameters"] if p["name"] == "--framework"]
+    value = param["onnx_value"]
+    if value not in param["allowed_values"]:
+        raise SystemExit(f"build_op_tables: --framework onnx_value {value} is not one of its allowed values")
+    return {"value": value, "source": "atc_options.json parameters[--framework] onnx_value"}
 
 
 def precision_fp16_casts(options: dict) -> dict:

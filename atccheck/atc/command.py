@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from atccheck.atc.facts import ONNX_FRAMEWORK, precision_values
+from atccheck.atc.facts import onnx_framework, precision_values
 from atccheck.atc.spec import (
     Gears,
     Problem,
@@ -341,7 +341,7 @@ def build_command(
     input_format = _input_format(entries, gears)
     argv = [
         "atc",
-        f"--framework={ONNX_FRAMEWORK}",
+        f"--framework={onnx_framework(tbl)}",
         f"--model={model_path}",
         f"--output={base}",
         f"--soc_version={soc_info.name}",

@@ -18,14 +18,24 @@ from atccheck.tables import Tables, tables
 OPTIONS_TABLE = "op_tables/atc_options.json"
 PARSER_SOURCE = "hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc"
 
-# The flags every ONNX build (mode 0) needs, and the error each one's absence raises.
-# Source: atc_options.json dependency_rules (E10007 for --framework, E10054 for the others).
-REQUIRED_FLAGS = {
-    "0": ("--model", "--framework", "--output", "--soc_version"),
-    "3": ("--model", "--framework", "--soc_version"),
-}
-GEAR_FLAGS = ("--dynamic_batch_size", "--dynamic_image_size", "--dynamic_dims")
-ONNX_FRAMEWORK = "5"
+BUILD_MODE = "0"  # ATC's default --mode: build an offline model
+
+
+def required_flags(mode: str = BUILD_MODE, tbl: Tables | None = None) -> tuple[tuple[str, str], ...]:
+    """(flag, the ATC error its absence raises) for each flag ``--mode`` needs (dependency_rules)."""
+    entries = (tbl or tables()).atc_options_extra["required_flags"]
+    return tuple((e["flag"], e["error"]) for e in entries if mode in e["modes"])
+
+
+def gear_flags(tbl: Tables | None = None) -> tuple[str, ...]:
+    """The gear options (--dynamic_batch_size, --dynamic_image_size, --dynamic_dims)."""
+    return tuple((tbl or tables()).atc_options_extra["gear_flags"]["flags"])
+
+
+def onnx_framework(tbl: Tables | None = None) -> str:
+    """The --framework value of an ONNX model."""
+    value: str = (tbl or tables()).atc_options_extra["onnx_framework"]["value"]
+    return value
 
 
 

@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING
 
 from atccheck.atc import codes as C
 from atccheck.atc.facts import (
-    GEAR_FLAGS,
     OPTIONS_TABLE,
     PARSER_SOURCE,
-    REQUIRED_FLAGS,
     FlagInfo,
+    gear_flags,
     known_flags,
+    required_flags,
     soc_source,
     valid_soc_names,
 )
@@ -189,7 +189,7 @@ def _atc_commands(commands: list[Command], out: _Collector) -> list[tuple[list[W
                        f"'{cut}' and the shell runs '{first}' as another command")
             if lost:
                 message += f"; lost to ATC: {', '.join(lost)}"
-            lost_required = [f for f in lost if f in REQUIRED_FLAGS["0"]]
+            lost_required = [f for f in lost if f in dict(required_flags())]
             if not lost_required:
                 message += ("; what ATC reports then depends on the lost part (an input left at -1 gives E10001, "
                             "a missing entry leaves the model's dims)")
@@ -584,9 +584,9 @@ def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto |
         _shape_problems_to_findings(name_problems, out)
         if name_problems:
             return
-    gear_flags = [f for f in GEAR_FLAGS if cmd.has(f)]
-    if len(gear_flags) > 1:
-        out.add("gear-rule", gear_flags[1], f"{', '.join(gear_flags)} are mutually exclusive", hint="keep one",
+    given_gears = [f for f in gear_flags() if cmd.has(f)]
+    if len(given_gears) > 1:
+        out.add("gear-rule", given_gears[1], f"{', '.join(given_gears)} are mutually exclusive", hint="keep one",
                 atc_error="E10009", source="shared/reference/atc_options.json mutual_exclusion_groups")
     given = {e.name for e in entries}
     if model is not None and (occurrence is None or not occurrence.has_expansion):
@@ -599,8 +599,8 @@ def _check_shapes(cmd: ParsedCommand, out: _Collector, model: "onnx.ModelProto |
                         hint=f"add '{item.name}:<dims>' to --input_shape", atc_error="E10001",
                         source="hicann/ge@ffdcbc9f7:api/atc/omg.cc (CheckInputShapeNode)",
                         data={"input": item.name, "dims": list(item.atc_dims)})
-    if gear_flags:
-        flag = gear_flags[0]
+    if given_gears:
+        flag = given_gears[0]
         gear_occurrence = cmd.last(flag)
         if gear_occurrence is None or gear_occurrence.value is None or gear_occurrence.has_expansion:
             return

@@ -90,7 +90,7 @@ def _read_script(path: str) -> str:
 def _suggestion(model, model_path, result, soc, cann, precision_mode):
     """The command atccheck would write for the same chip (and shapes/gears, when they are valid)."""
     from atccheck.atc.command import build_command
-    from atccheck.atc.facts import GEAR_FLAGS, valid_soc_names
+    from atccheck.atc.facts import gear_flags, valid_soc_names
     from atccheck.errors import AtcCheckError
 
     cmd = result.commands[0] if result.commands else None
@@ -101,7 +101,7 @@ def _suggestion(model, model_path, result, soc, cann, precision_mode):
         return None
     tries = []
     if cmd is not None:
-        gears = {flag: cmd.value(flag) for flag in GEAR_FLAGS if cmd.value(flag)}
+        gears = {flag: cmd.value(flag) for flag in gear_flags() if cmd.value(flag)}
         tries.append(dict(
             input_shapes=cmd.value("--input_shape") or None,
             dynamic_batch=gears.get("--dynamic_batch_size"),

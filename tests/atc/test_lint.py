@@ -167,6 +167,16 @@ def test_missing_required_flags():
     assert not [f for f in mode3.findings if f.name == "missing-required-flag"]
 
 
+def test_the_flags_each_mode_needs_come_from_the_dependency_rules():
+    """--mode 7 builds an OM2 model (no --framework needed); --mode 1 dumps one and needs --om and --json."""
+    mode7 = lint("atc --mode=7 --model=m.onnx --input_shape=image:1,3,64,64")
+    codes = {f.location.node: f.atc_error for f in only(mode7, "missing-required-flag")}
+    assert codes == {"--output": "E10054", "--soc_version": "E10054"}
+    mode1 = lint("atc --mode=1 --framework=5")
+    codes = {f.location.node: f.atc_error for f in only(mode1, "missing-required-flag")}
+    assert codes == {"--om": "E10004", "--json": "E10004"}
+
+
 def test_invalid_enum_values_name_their_codes():
     result = lint(GOOD + " --log=verbose --external_weight=3 --allow_hf32=yes")
     codes = {f.location.node: f.atc_error for f in only(result, "invalid-flag-value")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atccheck.atc.facts import REQUIRED_FLAGS
+from atccheck.atc.facts import BUILD_MODE, onnx_framework, required_flags
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
 
@@ -18,11 +18,13 @@ class MissingRequiredFlag(CommandRule):
 
     ## What it does
     Reads ``--mode`` (0 when absent) and checks that each flag that mode requires is given with a
-    value.
+    value: for a build (0, 30) ``--framework``, ``--model``, ``--output`` and ``--soc_version``;
+    for a pre-check (3) all but ``--output``; for an OM2 build (7) all but ``--framework``; for
+    a dump (1, 5) ``--om`` and ``--json`` (``op_tables/atc_options.json`` ``required_flags``).
 
     ## Why
     ATC checks the required flags before anything else: an absent or empty one stops it with
-    E10054, ``--framework`` with E10007.
+    E10054, ``--framework`` with E10007, ``--om``/``--json`` in a dump mode with E10004.
 
     ## Example
     ``atc --model=m.onnx --framework=5 --output=net`` (no ``--soc_version``).
@@ -47,14 +49,13 @@ class MissingRequiredFlag(CommandRule):
 
 
 def _check_required(cmd: ParsedCommand, out: _Collector) -> None:
-    mode = cmd.value("--mode") or "0"
-    for flag in REQUIRED_FLAGS.get(mode, ()):
+    mode = cmd.value("--mode") or BUILD_MODE
+    for flag, code in required_flags(mode):
         occurrence = cmd.last(flag)
         if occurrence is None:
-            code = "E10007" if flag == "--framework" else "E10054"
             out.add("missing-required-flag", flag, f"{flag} is required for --mode={mode} and is not given",
-                    hint=f"add {flag}=..." + (" (5 for ONNX)" if flag == "--framework" else ""), atc_error=code,
-                    source="shared/reference/atc_options.json dependency_rules")
+                    hint=f"add {flag}=..." + (f" ({onnx_framework()} for ONNX)" if flag == "--framework" else ""),
+                    atc_error=code, source="shared/reference/atc_options.json dependency_rules")
         elif occurrence.value == "" and not occurrence.intended:
             out.add("missing-required-flag", flag, f"{flag} is given with an empty value",
                     hint=f"give {flag} its value", atc_error="E10054",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atccheck.atc.facts import REQUIRED_FLAGS
+from atccheck.atc.facts import required_flags
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
 
@@ -55,7 +55,7 @@ def _check_placeholders(cmd: ParsedCommand, out: _Collector) -> None:
         word = occurrence.word
         if word is None or occurrence.value is None:
             continue
-        required = occurrence.flag in REQUIRED_FLAGS["0"]
+        required = occurrence.flag in dict(required_flags())
         for expansion in word.expansions:
             if expansion not in occurrence.value:
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atccheck.atc.facts import ONNX_FRAMEWORK
+from atccheck.atc.facts import onnx_framework
 from atccheck.findings import Severity
 from atccheck.rules.base import CommandRule, register
 
@@ -54,7 +54,7 @@ def _check_framework(cmd: ParsedCommand, out: _Collector, flags: dict[str, FlagI
         if framework.value not in allowed:
             out.add("wrong-framework", "--framework", f"'{framework.value}' is not a framework (0, 1, 3, 5)",
                     hint="--framework=5 for ONNX", atc_error="E10007", source=flags["--framework"].source)
-        elif framework.value != ONNX_FRAMEWORK and onnx_model:
+        elif framework.value != onnx_framework() and onnx_model:
             out.add("wrong-framework", "--framework",
                     f"--framework={framework.value} for an ONNX model: ATC parses the file as another framework's "
                     "format and fails", hint="--framework=5 for ONNX", atc_error="E13005",
