@@ -990,8 +990,16 @@ LIMITS = [
 ]
 
 
+# The kernel a limit belongs to, where its source is one kernel's implementation: the rule that
+# reads the limit looks that kernel up in the chip's kernel list by this name.
+LIMIT_KERNELS = {"resize_nearest_max_hw": "ResizeNearestNeighborV2"}
+
+
 def build_limits() -> list[dict]:
     entries = [{"name": n, "value": v, "meaning": m, "source": s} for n, v, m, s in LIMITS]
+    for entry in entries:
+        if entry["name"] in LIMIT_KERNELS:
+            entry["kernel"] = LIMIT_KERNELS[entry["name"]]
     entries.sort(key=lambda e: e["name"])
     return entries
 

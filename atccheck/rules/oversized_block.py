@@ -9,7 +9,6 @@ from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.model.shapes import TensorInfo
 from atccheck.rules.base import Rule, register
 
-RESIZE_NEAREST_KERNEL = "ResizeNearestNeighborV2"
 CHECK_SUPPORTED_SOURCE = "shared/reference/notes/cann_source.md section 7 (check_supported, AI CPU fallback)"
 
 
@@ -110,32 +109,33 @@ class OversizedBlock(Rule):
         }
         if not over:
             return
-        kernel = ctx.kernel(RESIZE_NEAREST_KERNEL)
+        assert limit.kernel is not None  # op_tables/limits.json names the kernel this limit is from
+        kernel = ctx.kernel(limit.kernel)
         listed = ", ".join(f"{k} {v}" for k, v in over.items())
         if not ctx.has_kernel_facts:
             yield self.finding(
                 node,
-                f"nearest Resize with {listed} above {limit.value}: {RESIZE_NEAREST_KERNEL} on {soc.name} (no float32 "
+                f"nearest Resize with {listed} above {limit.value}: {limit.kernel} on {soc.name} (no float32 "
                 "vadds) rejects it in check_supported; whether an AI CPU kernel takes over is unknown (no kernel "
                 f"facts for CANN {ctx.target.profile.id} on this chip)",
                 hint="resize in several steps that stay within the limit, or do this resize on the host",
                 source=f"{limit.source}; {CHECK_SUPPORTED_SOURCE}",
                 severity=Severity.WARNING,
                 fix=FixSuggestion.manual(),
-                data={"dims_over_limit": over, "limit": limit.value, "ascend_op": RESIZE_NEAREST_KERNEL, "aicpu_kernel": None},
+                data={"dims_over_limit": over, "limit": limit.value, "ascend_op": limit.kernel, "aicpu_kernel": None},
             )
             return
         data = {
             "dims_over_limit": over,
             "limit": limit.value,
-            "ascend_op": RESIZE_NEAREST_KERNEL,
+            "ascend_op": limit.kernel,
             "aicpu_kernel": bool(kernel and kernel.aicpu),
         }
         source = f"{limit.source}; {CHECK_SUPPORTED_SOURCE}"
         if kernel is not None and kernel.aicpu:
             yield self.finding(
                 node,
-                f"nearest Resize with {listed} above {limit.value}: {RESIZE_NEAREST_KERNEL} on {soc.name} (no float32 "
+                f"nearest Resize with {listed} above {limit.value}: {limit.kernel} on {soc.name} (no float32 "
                 "vadds) rejects it in check_supported, so it falls back to AI CPU (slow)",
                 hint="resize in several steps that stay within the limit, or do this resize on the host",
                 source=f"{source}; {kernel.source}",
@@ -147,7 +147,7 @@ class OversizedBlock(Rule):
         why = "has no AI CPU kernel for it" if kernel is not None else "has no recorded AI CPU kernel for it"
         yield self.finding(
             node,
-            f"nearest Resize with {listed} above {limit.value}: {RESIZE_NEAREST_KERNEL} on {soc.name} (no float32 "
+            f"nearest Resize with {listed} above {limit.value}: {limit.kernel} on {soc.name} (no float32 "
             f"vadds) rejects it in check_supported, and CANN {ctx.target.profile.id} {why}",
             hint="resize in several steps that stay within the limit, or do this resize on the host",
             source=source if kernel is None else f"{source}; {kernel.source}",

@@ -216,6 +216,7 @@ class Limit:
     value: int
     meaning: str
     source: str
+    kernel: str | None = None  # the Ascend kernel whose source sets the limit, when it is one kernel's
 
 
 @dataclass(frozen=True)
