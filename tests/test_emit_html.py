@@ -297,6 +297,42 @@ def test_fix_report_shows_each_applied_pass_before_and_after(tmp_path):
     assert re.search(r"decompose-layer-normalization\s*applied", text)
 
 
+def test_with_the_steps_each_pass_is_drawn_against_the_model_it_changed(tmp_path):
+    """LayerNormalization-17 on CANN 6.0: decompose-layer-normalization, then convert-opset moves
+    the new nodes to a registered opset. convert-opset's pictures show those nodes, which neither
+    the input nor (under their own findings) the written model can show."""
+    import numpy as np
+
+    from atccheck.emit.html import FixSteps, render_fix
+    from builders import init
+
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a"], name="pre"),
+        helper.make_node("LayerNormalization", ["a", "g", "b"], ["n"], name="ln", axis=-1),
+        helper.make_node("Relu", ["n"], ["y"], name="post"),
+    ]
+    model = make_model(nodes, [tensor_input("x", [1, 4, 8])], [helper.make_tensor_value_info("y", FLOAT, [1, 4, 8])],
+                       [init("g", np.ones(8, np.float32)), init("b", np.zeros(8, np.float32))], opset=17)
+    onnx.save(model, tmp_path / "ln.onnx")
+    steps = FixSteps()
+    outcome = atccheck.fix(str(tmp_path / "ln.onnx"), soc="Ascend310", cann="6.0", output=str(tmp_path / "out.onnx"),
+                           on_step=steps)
+    assert [p.name for p in outcome.applied] == ["decompose-layer-normalization", "convert-opset"]
+
+    def convert_section(page: str):
+        doc = parse(page)
+        return next(s for s in doc.iter("section") if "pass" in s.classes()
+                    and next(s.iter("h3")).all_text().startswith("convert-opset"))
+
+    section = convert_section(render_fix(outcome, steps=steps))
+    before = pictured(list(section.iter("figure"))[0])
+    assert "hl" in before["ln/ReduceMean"]  # the decomposition's node, where convert-opset's finding was
+    assert "after this pass" in section.all_text()
+    without = convert_section(render_fix(outcome))  # drawn against the input, which has no such node
+    assert "ln/ReduceMean" not in pictured(list(without.iter("figure"))[0])
+    assert "after (the written model)" in without.all_text()
+
+
 def test_a_finding_inside_a_subgraph_is_drawn_in_that_subgraph():
     out = helper.make_tensor_value_info
     then = helper.make_graph([helper.make_node("FindMax", ["a"], ["t"], name="inner")], "then", [],

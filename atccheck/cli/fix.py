@@ -65,6 +65,11 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
     from atccheck.fixing.pipeline import fix
 
     refuse_overwriting_inputs([("-o", output)], [], [("--inputs", inputs)])
+    steps = None
+    if report_file:
+        from atccheck.emit.html import FixSteps
+
+        steps = FixSteps()  # each pass drawn before and after itself
     outcome = fix(
         model,
         soc=soc,
@@ -76,6 +81,7 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
         unsafe_fixes=unsafe_fixes,
         verify=not no_verify,
         precision_mode=precision_mode,
+        on_step=steps,
     )
     if report_file:
         from atccheck.cli.options import write_output
@@ -83,7 +89,7 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
         from atccheck.errors import UsageError
 
         try:
-            write_output(render_fix(outcome), report_file)
+            write_output(render_fix(outcome, steps=steps), report_file)
         except OSError as exc:
             raise UsageError(f"cannot write {report_file}: {exc.strerror or exc}") from None
     if fmt == "json":

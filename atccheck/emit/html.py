@@ -577,12 +577,42 @@ def _changed_nodes(before: GraphView, after: GraphView, labels: Sequence[str]) -
     return list(dict.fromkeys(found))
 
 
-def _pass_pictures(outcome: "FixOutcome", record: Any, before: ModelFacts, after: ModelFacts, hops: int) -> str:
+def _anchors(findings: Sequence[Finding], record: Any) -> list[str]:
+    """The nodes a pass was run for: its findings' nodes (by its name, or by the rules it removed)."""
     names = set(record.removed)
-    anchors = [f for f in outcome.before.findings
+    anchors = [f for f in findings
                if f.location.node and f.location.graph == ROOT_GRAPH
                and (f.fix.pass_name == record.name or f.name in names)]
-    labels = list(dict.fromkeys(f.location.node for f in anchors if f.location.node))[:PICTURED_NODES]
+    return list(dict.fromkeys(f.location.node for f in anchors if f.location.node))[:PICTURED_NODES]
+
+
+class FixSteps:
+    """The graph before and after each applied step, taken while fix runs (``fix(on_step=...)``),
+    so each pass is drawn against the model it changed rather than the input and the written
+    model. Only the graph views are kept, never a model."""
+
+    def __init__(self) -> None:
+        self._steps: dict[int, tuple[Any, ModelFacts, ModelFacts, list[str]]] = {}
+
+    def __call__(self, record: Any, before: Report, after: Report) -> None:
+        # the record is held too, so its id cannot be reused by a later one while this lives
+        self._steps[id(record)] = (record, FactsCache._build(before), FactsCache._build(after),
+                                   _anchors(before.findings, record))
+
+    def get(self, record: Any) -> tuple[ModelFacts, ModelFacts, list[str]] | None:
+        found = self._steps.get(id(record))
+        return found[1:] if found is not None and found[0] is record else None
+
+
+def _pass_pictures(outcome: "FixOutcome", record: Any, before: ModelFacts, after: ModelFacts, hops: int,
+                   steps: FixSteps | None = None) -> str:
+    step = steps.get(record) if steps is not None else None
+    if step is not None:
+        before, after, labels = step
+        after_caption, gone = "after this pass", "after: the nodes are gone from the model after this pass."
+    else:
+        labels = _anchors(outcome.before.findings, record)
+        after_caption, gone = "after (the written model)", "after: the nodes are gone from the written model."
     old_view, new_view = before.views.get(ROOT_GRAPH), after.views.get(ROOT_GRAPH)
     if not labels or old_view is None or new_view is None:
         return '<p class="muted">No node-level change to draw (the pass works on the whole model).</p>'
@@ -591,15 +621,17 @@ def _pass_pictures(outcome: "FixOutcome", record: Any, before: ModelFacts, after
     new_pic = picture_for(new_view, new_labels, hops) if new_labels else None
     left = (f"<figure>{render_svg(old_pic, 'before')}<figcaption>before: {esc(', '.join(labels))}</figcaption></figure>"
             if old_pic else "")
-    right = (f'<figure class="after">{render_svg(new_pic, "after")}<figcaption>after (the written model): '
+    right = (f'<figure class="after">{render_svg(new_pic, "after")}<figcaption>{after_caption}: '
              f'{esc(", ".join(new_labels[:8]))}{" ..." if len(new_labels) > 8 else ""}</figcaption></figure>'
-             if new_pic else '<figure class="after"><p class="muted">after: the nodes are gone from the written '
-                             'model.</p></figure>')
+             if new_pic else f'<figure class="after"><p class="muted">{gone}</p></figure>')
     return f'<div class="pair">{left}{right}</div>'
 
 
-def render_fix(outcome: "FixOutcome", *, hops: int = HOPS) -> str:
-    """The report of one ``atccheck fix`` run: passes with before/after pictures, verification, what remains."""
+def render_fix(outcome: "FixOutcome", *, hops: int = HOPS, steps: FixSteps | None = None) -> str:
+    """The report of one ``atccheck fix`` run: passes with before/after pictures, verification, what remains.
+
+    With ``steps`` (collected by ``fix(on_step=steps)``) each pass is drawn before and after
+    itself; without, against the input and the written model."""
     from atccheck.fixing.outcome import TESTED, PassStatus
 
     ids = _Ids()
@@ -653,7 +685,7 @@ def render_fix(outcome: "FixOutcome", *, hops: int = HOPS) -> str:
         body.append(f'<section class="pass"><h3>{esc(p.name)}'
                     f'{f" (round {p.round})" if p.round and p.round > 1 else ""}</h3>'
                     + (f"<ul>{notes}{more}</ul>" if notes else "")
-                    + _pass_pictures(outcome, p, before, after, hops) + "</section>")
+                    + _pass_pictures(outcome, p, before, after, hops, steps) + "</section>")
     if outcome.warnings:
         body.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{esc(w)}</li>" for w in outcome.warnings) + "</ul>")
     body.append(_filters([outcome.after]))

@@ -136,7 +136,9 @@ class _Pipeline:
         unsafe: bool,
         options: Mapping[str, Any],
         verifier: Verifier,
+        on_step: "Callable[[PassOutcome, Report, Report], None] | None" = None,
     ) -> None:
+        self.on_step = on_step
         self.passes = list(passes)
         self.target = target
         self.user_shapes = dict(user_shapes)
@@ -255,6 +257,8 @@ class _Pipeline:
         record.nodes_after = report.node_count
         record.removed, record.added = finding_delta(state.report, report)
         new = self.new_state(result.model, report, parent=state, step=record, pass_cls=cls)
+        if self.on_step is not None:
+            self.on_step(record, state.report, report)
         new.job = self.verifier.submit(new)
         self.last_run[cls.name] = new.serial
         return new
@@ -417,6 +421,7 @@ def fix(
     precision_mode: str = DEFAULT_PRECISION_MODE,
     passes: Sequence[type[FixPass]] | None = None,
     options: Mapping[str, Any] | None = None,
+    on_step: "Callable[[PassOutcome, Report, Report], None] | None" = None,
 ) -> FixOutcome:
     """Fix a model for ``atc`` on one chip; see the module docstring for the pipeline.
 
@@ -424,7 +429,8 @@ def fix(
     the input with ``in_place``) or a ModelProto (written only when ``output`` is given).
     ``inputs`` is an ``.npz`` path or a mapping of arrays fed to both models besides the
     seeded random inputs. ``passes`` replaces the registered passes (tests inject a broken
-    pass this way). Raises UsageError / InputError for bad options and unreadable models;
+    pass this way). ``on_step`` is called with each applied step's record and the reports of
+    the model before and after it (the HTML report draws each step from them). Raises UsageError / InputError for bad options and unreadable models;
     a pass that fails never raises: it is reverted and reported.
     """
     import onnx
@@ -469,7 +475,7 @@ def fix(
         if not early:
             verifier.start_reference(working, loaded.path)
         pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
-                             unsafe_fixes, options or {}, verifier)
+                             unsafe_fixes, options or {}, verifier, on_step)
         start = pipeline.new_state(working, before)
 
         def settling(state: State) -> None:
