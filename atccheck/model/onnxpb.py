@@ -110,6 +110,7 @@ class _BindOnImport(importlib.abc.MetaPathFinder):
 
 
 def _module(name: str) -> ModuleType:
+    """A leaf module: already imported, else loaded by file (leaves allowed), else through the package."""
     loaded = sys.modules.get(name)
     if loaded is not None:
         return loaded
@@ -151,10 +152,18 @@ def _load_leaf(name: str) -> ModuleType | None:
 
 
 def pb2() -> ModuleType:
-    """``onnx.onnx_ml_pb2``: the message classes ``onnx`` re-exports."""
-    if _leaves and "onnx" not in sys.modules and CPP not in sys.modules:
-        _module(CPP)  # decides ML or not before the classes are chosen
-    return _module(PB2)
+    """The module of the message classes ``onnx`` re-exports: ``onnx.onnx_ml_pb2`` in the ML
+    builds PyPI ships (a build without ONNX-ML gets its own classes through the package)."""
+    loaded = sys.modules.get(PB2)
+    if loaded is not None:
+        return loaded
+    # the extension first: it says whether this is an ML build (else it imports the package)
+    if _leaves and "onnx" not in sys.modules and getattr(cpp(), "ONNX_ML", False) and "onnx" not in sys.modules:
+        leaf = _load_leaf(PB2)
+        if leaf is not None:
+            return leaf
+    onnx = full_onnx()
+    return importlib.import_module(onnx.ModelProto.__module__)
 
 
 def cpp() -> ModuleType:
