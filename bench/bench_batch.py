@@ -10,8 +10,9 @@ Two folders:
 
 For each folder and each N, the median wall time of the whole command (interpreter start,
 imports, worker start-up, rendering) over ``--repeats`` runs. Worker processes are started
-with ``spawn`` and import onnx, numpy and networkx themselves, a fixed cost per worker that
-small models do not pay back. CPU time (the command plus its workers) is printed beside wall
+with ``spawn`` and import atccheck, numpy and onnx's two leaf modules themselves (not the onnx
+package: see ``atccheck/model/onnxpb.py``), a fixed cost per worker that small models do not
+pay back. CPU time (the command plus its workers) is printed beside wall
 time: on a machine shared with other work it is the steadier figure. Also prints one model x two chips against one chip, to show
 what the matrix costs on top of one load.
 """
