@@ -165,3 +165,19 @@ def test_library_use_imports_onnx_as_usual():
         "print(json.dumps({'package': 'onnx' in sys.modules}))\n"
     )
     assert result["package"]
+
+
+def test_a_type_the_leaves_do_not_read_imports_the_package_midway_and_keeps_one_set_of_classes():
+    result = fresh(
+        "import json, sys\n"
+        "from atccheck.model import onnxpb\n"
+        "onnxpb.use_leaves()\n"
+        "tensor = onnxpb.TensorProto(name='b', data_type=onnxpb.TensorProto.BFLOAT16, dims=[2])\n"
+        "tensor.int32_data.extend([0x3FC0, 0xC000])\n"  # 1.5 and -2.0 as bfloat16 bits
+        "before = 'onnx' in sys.modules\n"
+        "values = [float(v) for v in onnxpb.to_array(tensor)]\n"
+        "import onnx\n"
+        "print(json.dumps({'before': before, 'after': 'onnx' in sys.modules, 'values': values,\n"
+        "                  'same': onnx.TensorProto is onnxpb.TensorProto}))\n"
+    )
+    assert result == {"before": False, "after": True, "values": [1.5, -2.0], "same": True}
