@@ -469,9 +469,16 @@ class Decomposition(NodeRewrite):
 
 
 class ContribDecomposition(NodeRewrite):
-    """Rewrites every node of an onnxruntime contrib op: no CANN profile registers the domain."""
+    """Rewrites every node of an onnxruntime contrib op: no CANN profile registers the domain.
+
+    Every such node is a custom-domain-op finding, and the domain's opset import a
+    multiple-opset-imports one; each subclass names its op (``op_types``, ``suggested_for``).
+    """
 
     domain = CONTRIB_DOMAIN
+    stage = "decompose"
+    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
+    safe = True
 
     def selects(self, rw: Rewriter, site: Site) -> bool:
         return True

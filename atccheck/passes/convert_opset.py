@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._graph import STANDARD_DOMAINS, Names, iter_graphs, opset_of
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.rules._attrs import onnx_schema
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -156,49 +157,47 @@ def _refuse_inexpressible(model: "onnx.ModelProto", target: int) -> None:
     """Stop before the converter on a node whose ADDED_ATTRIBUTES value the target cannot express
     (a reduction without axes and noop_with_empty_axes=1): onnx 1.16's converter crashes the
     process on it, later ones convert it into a node that means something else."""
+    for node, attr in _added_attributes(model, target):
+        if not _droppable(node, attr) and not (len(node.input) > 1 and node.input[1]):
+            raise _inexpressible(node, attr, target)  # (axes given as an input are checked after conversion)
+
+
+def _drop_added_attributes(model: "onnx.ModelProto", target: int) -> None:
+    """Remove the attributes of ADDED_ATTRIBUTES the target opset does not define where removing
+    them keeps the meaning (see _droppable)."""
+    for node, attr in _added_attributes(model, target):
+        if not _droppable(node, attr):
+            raise _inexpressible(node, attr, target)
+        node.attribute.remove(attr)
+
+
+def _added_attributes(model: "onnx.ModelProto", target: int) -> list[tuple["onnx.NodeProto", "onnx.AttributeProto"]]:
+    """(node, attribute) for each ADDED_ATTRIBUTES attribute a standard node holds that its op
+    at the target opset does not define."""
+    found = []
     for graph in iter_graphs(model.graph):
         for node in graph.node:
             if node.domain not in STANDARD_DOMAINS:
                 continue
             for attr in node.attribute:
-                if attr.name not in ADDED_ATTRIBUTES or attr.i == ADDED_ATTRIBUTES[attr.name]:
+                if attr.name not in ADDED_ATTRIBUTES:
                     continue
-                axes = next((a for a in node.attribute if a.name == "axes"), None)
-                if (axes is not None and len(axes.ints) > 0) or (len(node.input) > 1 and node.input[1]):
-                    continue  # axes named (an empty constant input is caught after conversion)
-                schema = _schema(node.op_type, target)
+                schema = onnx_schema(node.op_type, target)
                 if schema is not None and attr.name not in schema.attributes:
-                    raise ConvertError(f"node '{node.name or node.op_type}' sets {attr.name}={attr.i} without axes, "
-                                       f"which {node.op_type} at opset {target} cannot express")
+                    found.append((node, attr))
+    return found
 
 
-def _drop_added_attributes(model: "onnx.ModelProto", target: int) -> None:
-    """Remove the attributes of ADDED_ATTRIBUTES the target opset does not define where removing
-    them keeps the meaning: the node holds the old-meaning value, or (noop_with_empty_axes) it
-    names its axes, so the empty-axes case the attribute is about cannot arise."""
-    for graph in iter_graphs(model.graph):
-        for node in graph.node:
-            if node.domain not in STANDARD_DOMAINS:
-                continue
-            schema = _schema(node.op_type, target)
-            for attr in list(node.attribute):
-                if attr.name not in ADDED_ATTRIBUTES or schema is None or attr.name in schema.attributes:
-                    continue
-                axes = next((a for a in node.attribute if a.name == "axes"), None)
-                if attr.i == ADDED_ATTRIBUTES[attr.name] or (axes is not None and len(axes.ints) > 0):
-                    node.attribute.remove(attr)
-                    continue
-                raise ConvertError(f"node '{node.name or node.op_type}' sets {attr.name}={attr.i} without axes, "
-                                   f"which {node.op_type} at opset {target} cannot express")
+def _droppable(node: "onnx.NodeProto", attr: "onnx.AttributeProto") -> bool:
+    """The node means the same without the attribute: it holds the old-meaning value, or
+    (noop_with_empty_axes) it names its axes, so the empty-axes case cannot arise."""
+    axes = next((a for a in node.attribute if a.name == "axes"), None)
+    return attr.i == ADDED_ATTRIBUTES[attr.name] or (axes is not None and len(axes.ints) > 0)
 
 
-def _schema(op_type: str, opset: int):
-    import onnx.defs
-
-    try:
-        return onnx.defs.get_schema(op_type, opset, "")
-    except Exception:  # SchemaError: not defined at that opset
-        return None
+def _inexpressible(node: "onnx.NodeProto", attr: "onnx.AttributeProto", target: int) -> ConvertError:
+    return ConvertError(f"node '{node.name or node.op_type}' sets {attr.name}={attr.i} without axes, "
+                        f"which {node.op_type} at opset {target} cannot express")
 
 
 def _convert_by_node(
@@ -222,7 +221,7 @@ def _convert_by_node(
             if node.domain not in STANDARD_DOMAINS:
                 nodes.append(node)
                 continue
-            old, new = _schema(node.op_type, current), _schema(node.op_type, target)
+            old, new = onnx_schema(node.op_type, current), onnx_schema(node.op_type, target)
             if new is None:
                 raise ConvertError(f"{node.op_type} has no definition at opset {target}")
             if old is not None and old.since_version == new.since_version:

@@ -34,11 +34,8 @@ class DecomposeContribAttention(ContribDecomposition):
     """
 
     name = "decompose-contrib-attention"
-    stage = "decompose"
     suggested_for = (FixLink(None, "Attention", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Attention"})
-    safe = True
     tolerance = 1e-4
     rtol = 1e-4
     counted = "Attention node(s)"

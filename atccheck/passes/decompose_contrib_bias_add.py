@@ -19,11 +19,8 @@ class DecomposeContribBiasAdd(ContribDecomposition):
     """
 
     name = "decompose-contrib-bias-add"
-    stage = "decompose"
     suggested_for = (FixLink(None, "BiasAdd", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasAdd"})
-    safe = True
     tolerance = 1e-6
     rtol = 1e-6
     counted = "BiasAdd node(s)"

@@ -20,11 +20,8 @@ class DecomposeContribBiasGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-bias-gelu"
-    stage = "decompose"
     suggested_for = (FixLink(None, "BiasGelu", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasGelu"})
-    safe = True
     tolerance = 1e-5
     counted = "BiasGelu node(s)"
 

@@ -23,11 +23,8 @@ class DecomposeContribBiasSplitGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-bias-split-gelu"
-    stage = "decompose"
     suggested_for = (FixLink(None, "BiasSplitGelu", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasSplitGelu"})
-    safe = True
     tolerance = 1e-5
     rtol = 1e-5
     counted = "BiasSplitGelu node(s)"

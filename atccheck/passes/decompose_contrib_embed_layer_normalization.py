@@ -28,11 +28,8 @@ class DecomposeContribEmbedLayerNormalization(ContribDecomposition):
     """
 
     name = "decompose-contrib-embed-layer-normalization"
-    stage = "decompose"
     suggested_for = (FixLink(None, "EmbedLayerNormalization", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"EmbedLayerNormalization"})
-    safe = True
     tolerance = 1e-5
     rtol = 1e-5
     counted = "EmbedLayerNormalization node(s)"

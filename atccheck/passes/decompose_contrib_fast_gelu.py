@@ -22,11 +22,8 @@ class DecomposeContribFastGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-fast-gelu"
-    stage = "decompose"
     suggested_for = (FixLink(None, "FastGelu", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FastGelu"})
-    safe = True
     tolerance = 1e-5
     counted = "FastGelu node(s)"
 

@@ -25,11 +25,8 @@ class DecomposeContribFusedConv(ContribDecomposition):
     """
 
     name = "decompose-contrib-fused-conv"
-    stage = "decompose"
     suggested_for = (FixLink(None, "FusedConv", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedConv"})
-    safe = True
     tolerance = 1e-5
     counted = "FusedConv node(s)"
 

@@ -24,11 +24,8 @@ class DecomposeContribFusedGemm(ContribDecomposition):
     """
 
     name = "decompose-contrib-fused-gemm"
-    stage = "decompose"
     suggested_for = (FixLink(None, "FusedGemm", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedGemm"})
-    safe = True
     tolerance = 1e-5
     counted = "FusedGemm node(s)"
 

@@ -37,11 +37,8 @@ class DecomposeContribFusedMatMul(ContribDecomposition):
     """
 
     name = "decompose-contrib-fused-matmul"
-    stage = "decompose"
     suggested_for = (FixLink(None, "FusedMatMul", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedMatMul"})
-    safe = True
     tolerance = 1e-5
     rtol = 1e-5
     counted = "FusedMatMul node(s)"

@@ -20,11 +20,8 @@ class DecomposeContribGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-gelu"
-    stage = "decompose"
     suggested_for = (FixLink(None, "Gelu", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Gelu"})
-    safe = True
     tolerance = 1e-5
     counted = "Gelu node(s)"
 

@@ -21,11 +21,8 @@ class DecomposeContribGemmFastGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-gemm-fast-gelu"
-    stage = "decompose"
     suggested_for = (FixLink(None, "GemmFastGelu", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GemmFastGelu"})
-    safe = True
     tolerance = 1e-5
     rtol = 1e-5
     counted = "GemmFastGelu node(s)"

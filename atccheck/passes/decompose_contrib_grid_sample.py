@@ -21,11 +21,8 @@ class DecomposeContribGridSample(ContribDecomposition):
     """
 
     name = "decompose-contrib-grid-sample"
-    stage = "decompose"
     suggested_for = (FixLink(None, "GridSample", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GridSample"})
-    safe = True
     tolerance = 1e-5
     rtol = 1e-5
     counted = "GridSample node(s)"

@@ -33,11 +33,8 @@ class DecomposeContribMultiHeadAttention(ContribDecomposition):
     """
 
     name = "decompose-contrib-multi-head-attention"
-    stage = "decompose"
     suggested_for = (FixLink(None, "MultiHeadAttention", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"MultiHeadAttention"})
-    safe = True
     tolerance = 1e-4
     rtol = 1e-4
     counted = "MultiHeadAttention node(s)"

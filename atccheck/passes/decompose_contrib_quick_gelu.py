@@ -22,11 +22,8 @@ class DecomposeContribQuickGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-quick-gelu"
-    stage = "decompose"
     suggested_for = (FixLink(None, "QuickGelu", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"QuickGelu"})
-    safe = True
     tolerance = 1e-5
     counted = "QuickGelu node(s)"
 

@@ -26,11 +26,8 @@ class DecomposeContribRotaryEmbedding(ContribDecomposition):
     """
 
     name = "decompose-contrib-rotary-embedding"
-    stage = "decompose"
     suggested_for = (FixLink(None, "RotaryEmbedding", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"RotaryEmbedding"})
-    safe = True
     tolerance = 1e-5
     rtol = 1e-5
     counted = "RotaryEmbedding node(s)"

@@ -30,11 +30,8 @@ class DecomposeContribSkipLayerNormalization(ContribDecomposition):
     """
 
     name = "decompose-contrib-skip-layer-normalization"
-    stage = "decompose"
     suggested_for = (FixLink(None, "SkipLayerNormalization", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipLayerNormalization"})
-    safe = True
     tolerance = 1e-5
     counted = "SkipLayerNormalization node(s)"
 

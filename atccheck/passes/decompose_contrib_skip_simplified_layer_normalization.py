@@ -28,11 +28,8 @@ class DecomposeContribSkipSimplifiedLayerNormalization(ContribDecomposition):
     """
 
     name = "decompose-contrib-skip-simplified-layer-normalization"
-    stage = "decompose"
     suggested_for = (FixLink(None, "SkipSimplifiedLayerNormalization", "com.microsoft"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipSimplifiedLayerNormalization"})
-    safe = True
     tolerance = 1e-5
     rtol = 1e-5
     counted = "SkipSimplifiedLayerNormalization node(s)"
