@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.findings import Finding, FixSuggestion, Location
-from atccheck.model.folding import fold_shapes
+from atccheck.model.folding import Folded, fold_shapes, refine_shapes
 from atccheck.model.graph import GraphIndex
 from atccheck.model.loading import LoadedModel, load_model
 from atccheck.model.shapes import (
@@ -40,6 +40,9 @@ class Prepared:
     shapes: ShapeIndex
     graph: GraphIndex
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    folded: Folded | None = None
+    # The shapes once Ascend's infer-shape facts of a profile are applied, by the overrides they give.
+    by_overrides: dict[tuple, ShapeIndex] = field(default_factory=dict)
 
 
 def as_input_shapes(value: str | InputShapes | None) -> dict[str, tuple[int, ...]]:
@@ -64,8 +67,28 @@ def prepare(
         raise UsageError(shapes.contradiction)
     graph = GraphIndex(loaded.model)
     # Judge the graph ATC compiles: values its constant folding computes, and the shapes they fix.
-    shapes = fold_shapes(loaded.model, shapes, shapes_override, graph).shapes or shapes
-    return Prepared(loaded=loaded, shapes=shapes, graph=graph, input_shapes=shapes_override)
+    folded = fold_shapes(loaded.model, shapes, shapes_override, graph)
+    shapes = folded.shapes or shapes
+    return Prepared(loaded=loaded, shapes=shapes, graph=graph, input_shapes=shapes_override, folded=folded)
+
+
+def shapes_for(prepared: Prepared, tbl: Tables, profile: str) -> ShapeIndex:
+    """The shapes ATC of this profile sees: folding's, with the outputs Ascend's own infer-shape functions make
+    static where ONNX leaves them data-dependent (``op_tables/infer_shapes.json``), and what follows from them."""
+    from atccheck.model import ascend_shapes
+
+    if prepared.folded is None:
+        return prepared.shapes
+    known = ascend_shapes.Values(prepared.shapes, prepared.folded.values, prepared.graph.const_value)
+    found = ascend_shapes.overrides(prepared.loaded.model, tbl, profile, known)
+    if not found:
+        return prepared.shapes
+    key = tuple(sorted((name, info.shape) for name, info in found.items()))
+    refined = prepared.by_overrides.get(key)
+    if refined is None:
+        refined = prepared.by_overrides[key] = refine_shapes(
+            prepared.loaded.model, prepared.graph, prepared.folded, found, prepared.input_shapes)
+    return refined
 
 
 def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterable[str] | None) -> bool:
@@ -186,12 +209,13 @@ def check_prepared(
     tbl = tbl or tables()
     ctx = CheckContext(
         prepared.loaded,
-        prepared.shapes,
+        shapes_for(prepared, tbl, target.profile.id),
         target,
         tbl,
         input_shapes=prepared.input_shapes,
         options=options,
         graph=prepared.graph,
+        folded_values=prepared.folded.values if prepared.folded is not None else None,
     )
     select = list(select or ())
     ignore = list(ignore or ())

@@ -229,3 +229,27 @@ def same_padding_model(layers: int = 2, size: int = 17, opset: int = 13) -> onnx
     inits += [init("ax0", np.array([0], np.int64)), init("zeros2", np.zeros(2, np.int64))]
     return make_model(nodes, [tensor_input("x", [1, 3, size, size])], [helper.make_tensor_value_info("y", FLOAT, None)],
                       inits, opset=opset)
+
+
+def nms_model(max_out: int | None = 10, runtime: bool = False, gather: bool = False, opset: int = 11,
+              batches: int = 1, classes: int = 3, boxes: int = 100) -> onnx.ModelProto:
+    """NonMaxSuppression(boxes [B, S, 4], scores [B, C, S]) with max_output_boxes_per_class a constant
+    initializer (``max_out``), a graph input (``runtime``) or absent (``max_out=None``); with ``gather`` the
+    selected box indices (column 2) pick boxes, as detector post-processing does."""
+    names = ["boxes", "scores"]
+    inputs = [tensor_input("boxes", [batches, boxes, 4]), tensor_input("scores", [batches, classes, boxes])]
+    inits = []
+    if runtime:
+        names.append("max_out")
+        inputs.append(tensor_input("max_out", [1], TensorProto.INT64))
+    elif max_out is not None:
+        names.append("max_out")
+        inits.append(init("max_out", np.array([max_out], np.int64)))
+    nodes = [helper.make_node("NonMaxSuppression", names, ["selected"], name="nms")]
+    outputs = [helper.make_tensor_value_info("selected", TensorProto.INT64, None)]
+    if gather:
+        nodes += [helper.make_node("Gather", ["selected", "col2"], ["index"], axis=1, name="box_index"),
+                  helper.make_node("Gather", ["boxes", "index"], ["picked"], axis=1, name="pick")]
+        inits.append(init("col2", np.array(2, np.int64)))
+        outputs = [helper.make_tensor_value_info("picked", FLOAT, None)]
+    return make_model(nodes, inputs, outputs, inits, opset=opset)

@@ -1247,6 +1247,107 @@ def other_flags(options: dict) -> list[dict]:
     return entries
 
 
+# --------------------------------------------------------------------------- curated facts (op_tables/curated)
+# Facts read by hand from the CANN sources, one JSON file per topic with the source of every entry.
+# This section turns them into runtime tables; it reads nothing but the curated files and PROFILES.
+
+CURATED = PROJECT / "op_tables" / "curated"
+SOURCE_RE = re.compile(r"^[\w.-]+/[\w.+-]+:\S+@[0-9a-f]{7,40}( .*)?$")
+INFER_STATIC = {"always", "when", "never", "unknown"}
+INFER_OTHERWISE = {None, "dynamic", "infer-fails", "unknown"}
+DIM_EXPRS = {"dim", "value", "numel", "rank", "attr", "mul", "min"}
+
+
+def curated(name: str) -> dict:
+    return json.loads((CURATED / name).read_text(encoding="utf-8"))
+
+
+def curated_table(schema: str, description: str, name: str, entries: list, **extra: Any) -> dict:
+    digest_ = hashlib.sha256((CURATED / name).read_bytes()).hexdigest()[:16]
+    return {"schema": schema, "description": description, "generated_by": "tools/build_op_tables.py",
+            "facts": [{"file": f"curated/{name}", "sha256": digest_}], **extra, "entries": entries}
+
+
+def era_profiles() -> dict[str, list[str]]:
+    """The profiles whose op mapping comes from each source era (PROFILES mapping_from)."""
+    eras: dict[str, list[str]] = {}
+    for profile in PROFILES:
+        eras.setdefault(profile["mapping_from"], []).append(profile["id"])
+    return eras
+
+
+def check_sources(where: str, sources: list[str]) -> None:
+    if not sources or not all(SOURCE_RE.match(s) for s in sources):
+        raise SystemExit(f"build_op_tables: {where}: every source must be owner/repo:path@commit: {sources}")
+
+
+def check_dim_expr(where: str, expr: Any) -> None:
+    if isinstance(expr, int) and not isinstance(expr, bool):
+        return
+    if not (isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in DIM_EXPRS):
+        raise SystemExit(f"build_op_tables: {where}: not a dim expression: {expr!r}")
+    (key, arg), = expr.items()
+    if key in ("mul", "min"):
+        for item in arg:
+            check_dim_expr(where, item)
+    elif key == "dim" and not (isinstance(arg, list) and len(arg) == 2 and all(isinstance(a, int) for a in arg)):
+        raise SystemExit(f"build_op_tables: {where}: dim takes [input, axis]: {arg!r}")
+    elif key == "attr" and not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)):
+        raise SystemExit(f"build_op_tables: {where}: attr takes [name, default]: {arg!r}")
+    elif key in ("value", "numel", "rank") and not isinstance(arg, int):
+        raise SystemExit(f"build_op_tables: {where}: {key} takes an input index: {arg!r}")
+
+
+def check_shape_expr(where: str, shape: Any) -> None:
+    if shape is None:
+        return
+    if isinstance(shape, list):
+        for dim in shape:
+            check_dim_expr(where, dim)
+    elif isinstance(shape, dict) and set(shape) == {"like", "axis", "dim"}:
+        check_dim_expr(where, shape["axis"])
+        check_dim_expr(where, shape["dim"])
+    elif not (isinstance(shape, dict) and set(shape) == {"broadcast"}):
+        raise SystemExit(f"build_op_tables: {where}: not a shape expression: {shape!r}")
+
+
+def build_infer_shapes() -> list[dict]:
+    """curated/infer_shapes.json per profile: how Ascend's infer-shape functions size data-dependent outputs."""
+    doc = curated("infer_shapes.json")
+    eras = era_profiles()
+    entries = []
+    for fact in doc["entries"]:
+        where = f"infer_shapes {fact['op']} {fact['era']}"
+        if fact["era"] not in eras or fact["era"] not in doc["eras"]:
+            raise SystemExit(f"build_op_tables: {where}: unknown era")
+        if fact["static"] not in INFER_STATIC or fact["otherwise"] not in INFER_OTHERWISE:
+            raise SystemExit(f"build_op_tables: {where}: static/otherwise outside their enums")
+        if (fact["static"] == "when" and not fact["when"]) or (fact["when"] and fact["static"] not in ("when", "unknown")):
+            raise SystemExit(f"build_op_tables: {where}: a condition goes with static 'when' (or 'unknown') only")
+        check_sources(where, fact["sources"])
+        for out in fact["outputs"]:
+            check_shape_expr(where, out["shape"])
+            if fact["static"] in ("always", "when") and out["shape"] is None:
+                raise SystemExit(f"build_op_tables: {where}: a static output needs its shape")
+        entries.append({
+            "op": fact["op"],
+            "profiles": eras[fact["era"]],
+            "era": fact["era"],
+            "ascend_op": fact["ascend_op"],
+            "static": fact["static"],
+            "when": fact["when"],
+            "otherwise": fact["otherwise"],
+            "onnx_agrees": fact["onnx_agrees"],
+            "outputs": [{"index": o["index"], "shape": o["shape"], "padding": o["padding"], "formula": o["formula"]}
+                        for o in fact["outputs"]],
+            "padding_note": fact["padding_note"],
+            "note": fact["note"],
+            "source": "; ".join(fact["sources"]),
+        })
+    entries.sort(key=lambda e: (e["op"], e["profiles"]))
+    return entries
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -1310,6 +1411,11 @@ def build(reference: Path) -> dict[str, str]:
             "ATC command-line options relevant to ONNX models.",
             ["atc_options.json"], reference, build_options(reference), **options_extra(reference)),
     }
+    docs["infer_shapes.json"] = curated_table(
+        "atccheck.infer_shapes/1",
+        "How Ascend's own infer-shape functions size the outputs of ONNX ops whose ONNX output shape depends on "
+        "input values, per profile: when the output is static, the shape it takes, and what a padded output holds.",
+        "infer_shapes.json", build_infer_shapes())
     return {name: dump(doc) for name, doc in docs.items()}
 
 

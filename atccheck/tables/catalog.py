@@ -15,6 +15,7 @@ from atccheck.tables.schema import (
     AtcError,
     AtcOption,
     AttrLimit,
+    InferShapeFact,
     Kernel,
     Limit,
     OpFact,
@@ -145,6 +146,14 @@ class Tables:
     def has_kernel_facts(self, release: str, family: str) -> bool:
         """Whether the tables hold kernel configs of this family for this release."""
         return (release, family) in self._kernel_entries
+
+    @cached_property
+    def infer_shapes(self) -> dict[tuple[str, str], InferShapeFact]:
+        return loader.load_infer_shapes(self.docs)
+
+    def infer_shape(self, op: str, profile: str) -> InferShapeFact | None:
+        """How Ascend's infer-shape function sizes this (standard-domain) ONNX op's outputs in the profile."""
+        return self.infer_shapes.get((op, profile))
 
     def limit(self, name: str) -> int:
         return self.limits[name].value

@@ -17,6 +17,8 @@ from atccheck.tables.schema import (
     AtcError,
     AtcOption,
     AttrLimit,
+    InferredOutput,
+    InferShapeFact,
     Kernel,
     Limit,
     OpFact,
@@ -31,6 +33,7 @@ TABLE_FILES = (
     "atc_errors.json",
     "atc_options.json",
     "attr_limits.json",
+    "infer_shapes.json",
     "kernels.json",
     "limits.json",
     "op_facts.json",
@@ -230,6 +233,21 @@ def load_op_facts(docs: Docs) -> tuple[OpFact, ...]:
         )
         for e in docs["op_facts.json"]["entries"]
     )
+
+
+def load_infer_shapes(docs: Docs) -> dict[tuple[str, str], InferShapeFact]:
+    """Infer-shape facts by (ONNX op, profile)."""
+    found = {}
+    for e in docs["infer_shapes.json"]["entries"]:
+        fact = InferShapeFact(
+            op=e["op"], profiles=tuple(e["profiles"]), era=e["era"], ascend_op=e["ascend_op"], static=e["static"],
+            when=e.get("when"), otherwise=e.get("otherwise"), onnx_agrees=e["onnx_agrees"],
+            outputs=tuple(InferredOutput(o["index"], o["shape"], o["padding"], o["formula"]) for o in e["outputs"]),
+            padding_note=e.get("padding_note"), note=e["note"], source=e["source"],
+        )
+        for profile in fact.profiles:
+            found[(fact.op, profile)] = fact
+    return found
 
 
 def load_limits(docs: Docs) -> dict[str, Limit]:

@@ -211,6 +211,35 @@ class OpFact:
 
 
 @dataclass(frozen=True)
+class InferredOutput:
+    """One output of an Ascend infer-shape fact: its shape as an expression over the ONNX node, and the value
+    that fills the rows past the real result when the output is padded to a fixed size (None: not padded)."""
+
+    index: int
+    shape: Any  # see infer_shapes.json's description; None where the shape is a run-time length or unknown
+    padding: int | None
+    formula: str
+
+
+@dataclass(frozen=True)
+class InferShapeFact:
+    """How Ascend's own infer-shape function sizes a data-dependent ONNX op's outputs (infer_shapes.json)."""
+
+    op: str
+    profiles: tuple[str, ...]
+    era: str
+    ascend_op: str
+    static: str  # always | when | never | unknown
+    when: Mapping[str, Any] | None  # constant_inputs, value_range
+    otherwise: str | None  # dynamic | infer-fails | unknown: what the function does when ``when`` fails
+    onnx_agrees: bool
+    outputs: tuple[InferredOutput, ...]
+    padding_note: str | None
+    note: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Limit:
     name: str
     value: int

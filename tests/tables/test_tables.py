@@ -25,6 +25,9 @@ CLOSED = {
     "kernels.json": {"release": {"cann-8.1.RC1", "canndev-2022-06"}},
     "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
     "atc_errors.json": {"era": {"current", "legacy"}},
+    "infer_shapes.json": {"static": {"always", "when", "never", "unknown"},
+                          "otherwise": {None, "dynamic", "infer-fails", "unknown"},
+                          "era": {"canndev-2022", "hicann-2026"}},
     "op_facts.json": {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
                  "partitioned-call-member", "check-supported-rejects", "input-shape-required",
@@ -38,6 +41,7 @@ KEYS = {
     "atc_errors.json": lambda e: e["code"],
     "atc_options.json": lambda e: e["name"],
     "attr_limits.json": lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]),
+    "infer_shapes.json": lambda e: (e["op"], e["profiles"]),
     "kernels.json": lambda e: (e["release"], e["family"], e["op"]),
     "limits.json": lambda e: e["name"],
     "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
