@@ -1348,6 +1348,43 @@ def build_infer_shapes() -> list[dict]:
     return entries
 
 
+PARSER_VERDICTS = {"rejected", "unread", "constant", "accepted", "refused-by-loader"}
+
+
+def build_parser_checks(reference: Path) -> list[dict]:
+    """curated/parser_checks.json with profiles for eras; every ATC code must be catalogued."""
+    doc = curated("parser_checks.json")
+    errors = load(reference, "atc_error_codes.json")
+    known = {item["code"] for item in errors["codes"] + errors["legacy_and_uncatalogued"]}
+    profiles = {p["id"] for p in PROFILES}
+    if set().union(*doc["eras"].values()) != profiles:
+        raise SystemExit("build_op_tables: parser_checks eras must cover every profile once")
+    entries = []
+    for fact in doc["entries"]:
+        where = f"parser_checks {fact['check']} {fact['eras']}"
+        if fact["verdict"] not in PARSER_VERDICTS or not set(fact["eras"]) <= set(doc["eras"]):
+            raise SystemExit(f"build_op_tables: {where}: verdict or era outside its enum")
+        if fact["atc_error"] is not None and fact["atc_error"] not in known:
+            raise SystemExit(f"build_op_tables: {where}: {fact['atc_error']} is not in atc_error_codes.json")
+        if (fact["verdict"] in ("rejected", "refused-by-loader")) != (fact["atc_error"] is not None):
+            raise SystemExit(f"build_op_tables: {where}: a rejection names its ATC code, and only a rejection")
+        check_sources(where, fact["sources"])
+        entries.append({
+            "check": fact["check"],
+            "profiles": sorted(p for era in fact["eras"] for p in doc["eras"][era]),
+            "eras": fact["eras"],
+            "verdict": fact["verdict"],
+            "atc_error": fact["atc_error"],
+            "message": fact["message"],
+            "condition": fact["condition"],
+            "dtypes": fact.get("dtypes"),
+            "unknown_dtypes": fact.get("unknown_dtypes"),
+            "source": "; ".join(fact["sources"]),
+        })
+    entries.sort(key=lambda e: (e["check"], e["profiles"]))
+    return entries
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -1416,6 +1453,11 @@ def build(reference: Path) -> dict[str, str]:
         "How Ascend's own infer-shape functions size the outputs of ONNX ops whose ONNX output shape depends on "
         "input values, per profile: when the output is static, the shape it takes, and what a padded output holds.",
         "infer_shapes.json", build_infer_shapes())
+    docs["parser_checks.json"] = curated_table(
+        "atccheck.parser_checks/1",
+        "Graph-level checks of ATC's ONNX parser per profile: empty input and output lists, tensor data types it "
+        "cannot map, Constant attributes it does not read, initializer-backed inputs, with the ATC code of each "
+        "rejection.", "parser_checks.json", build_parser_checks(reference))
     return {name: dump(doc) for name, doc in docs.items()}
 
 

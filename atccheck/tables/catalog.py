@@ -20,6 +20,7 @@ from atccheck.tables.schema import (
     Limit,
     OpFact,
     OpSpec,
+    ParserCheck,
     Profile,
     Registration,
     RegistryView,
@@ -154,6 +155,14 @@ class Tables:
     def infer_shape(self, op: str, profile: str) -> InferShapeFact | None:
         """How Ascend's infer-shape function sizes this (standard-domain) ONNX op's outputs in the profile."""
         return self.infer_shapes.get((op, profile))
+
+    @cached_property
+    def parser_checks(self) -> dict[tuple[str, str], ParserCheck]:
+        return loader.load_parser_checks(self.docs)
+
+    def parser_check(self, check: str, profile: str) -> ParserCheck | None:
+        """What ATC's ONNX parser of the profile does on one graph-level condition (parser_checks.json)."""
+        return self.parser_checks.get((check, profile))
 
     def limit(self, name: str) -> int:
         return self.limits[name].value

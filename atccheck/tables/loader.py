@@ -23,6 +23,7 @@ from atccheck.tables.schema import (
     Limit,
     OpFact,
     OpSpec,
+    ParserCheck,
     Profile,
     Registration,
     Soc,
@@ -38,6 +39,7 @@ TABLE_FILES = (
     "limits.json",
     "op_facts.json",
     "op_spec.json",
+    "parser_checks.json",
     "profiles.json",
     "registry.json",
     "socs.json",
@@ -247,6 +249,22 @@ def load_infer_shapes(docs: Docs) -> dict[tuple[str, str], InferShapeFact]:
         )
         for profile in fact.profiles:
             found[(fact.op, profile)] = fact
+    return found
+
+
+def load_parser_checks(docs: Docs) -> dict[tuple[str, str], ParserCheck]:
+    """Parser checks by (check, profile)."""
+    found = {}
+    for e in docs["parser_checks.json"]["entries"]:
+        check = ParserCheck(
+            check=e["check"], profiles=tuple(e["profiles"]), verdict=e["verdict"], atc_error=e.get("atc_error"),
+            message=e.get("message"), condition=e["condition"],
+            dtypes=tuple(e["dtypes"]) if e.get("dtypes") is not None else None,
+            unknown_dtypes=tuple(e["unknown_dtypes"]) if e.get("unknown_dtypes") is not None else None,
+            source=e["source"],
+        )
+        for profile in check.profiles:
+            found[(check.check, profile)] = check
     return found
 
 

@@ -240,6 +240,21 @@ class InferShapeFact:
 
 
 @dataclass(frozen=True)
+class ParserCheck:
+    """A graph-level check of ATC's ONNX parser and what it does in some profiles (parser_checks.json)."""
+
+    check: str  # root-graph-without-input | graph-without-output | tensor-dtype-undefined | ...
+    profiles: tuple[str, ...]
+    verdict: str  # rejected | unread | constant | accepted | refused-by-loader
+    atc_error: str | None
+    message: str | None  # the parser's message, as ATC prints it
+    condition: str
+    dtypes: tuple[int, ...] | None  # tensor-dtype-undefined: the ONNX data types the parser maps
+    unknown_dtypes: tuple[int, ...] | None  # ... and those the sources bracketing the profile disagree on
+    source: str
+
+
+@dataclass(frozen=True)
 class Limit:
     name: str
     value: int
