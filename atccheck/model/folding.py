@@ -14,8 +14,8 @@ evaluated or its output shapes are inferred again by ONNX's own inference functi
 one node, given the values known so far. A deep transformer whose every block reshapes by the
 Shape of the block before it therefore costs one pass over the graph plus the nodes each new
 value reaches, not one whole-graph inference per block. Whole-graph inference (with the
-computed values as initializers, and ONNX's data propagation) runs only to finish: once when
-the worklist is empty and values were computed, again only while it finds something the
+computed values as initializers, and ONNX's data propagation) runs only to finish, when values
+were computed and some node output is still not static: again only while it finds something the
 worklist did not, at most once per node of the root graph. Nodes with subgraphs (If) are left
 to it.
 
@@ -40,7 +40,6 @@ from atccheck.model.graph import (
     GraphIndex,
     attribute_values,
     node_reads,
-    subgraphs,
 )
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 
@@ -48,6 +47,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import onnx
 
+# onnx.AttributeProto.GRAPH and GRAPHS (fixed by the ONNX protobuf schema).
+_SUBGRAPH_TYPES = (5, 10)
 # Values up to this many elements are evaluated (shape vectors, masks, small index tensors).
 MAX_FOLD_ELEMENTS = 1 << 16
 STANDARD = ("", "ai.onnx")
@@ -126,8 +127,14 @@ class _Folder:
         self.folded = Folded(shapes=self.shapes)
         self.nodes = list(model.graph.node)
         self.consumers: dict[str, list[int]] = {}
+        self.with_subgraphs: set[int] = set()
         for index, node in enumerate(self.nodes):
-            for name in node_reads(node) if node.attribute else [i for i in node.input if i]:
+            if any(a.type in _SUBGRAPH_TYPES for a in node.attribute):
+                self.with_subgraphs.add(index)
+                reads = node_reads(node)
+            else:
+                reads = [i for i in node.input if i]
+            for name in reads:
                 self.consumers.setdefault(name, []).append(index)
         self.heap: list[int] = []
         self.queued: set[int] = set()
@@ -151,19 +158,28 @@ class _Folder:
                 heapq.heappush(self.heap, index)
 
     def run(self, *, full_first: bool) -> Folded:
-        # Graph outputs declared with -1 or symbols: inferred once more without the declaration.
-        if full_first:
-            self._full()
+        # Graph outputs declared with -1 or symbols: the finishing inference runs without the declaration.
+        self.fresh = self.fresh or full_first
         limit = len(self.nodes) + 1  # each whole-graph inference must teach something new
         while True:
             while self.heap:
                 index = heapq.heappop(self.heap)
                 self.queued.discard(index)
                 self._visit(index)
-            if not self.fresh or self.folded.rounds >= limit or not self._full():
+            if not self.fresh or self.folded.rounds >= limit or self._all_static() or not self._full():
                 break
         self.folded.shapes = self.shapes
         return self.folded
+
+    def _all_static(self) -> bool:
+        """Every root-graph node output is static: whole-graph inference could teach nothing more."""
+        values = self.shapes.values
+        for node in self.nodes:
+            for name in node.output:
+                info = values.get(name) if name else None
+                if name and (info is None or not info.is_static):
+                    return False
+        return True
 
     # ---- one node
 
@@ -181,7 +197,7 @@ class _Folder:
             if value is not None:
                 self._learn(outputs[0], value)
             return
-        if any(True for _ in subgraphs(node)):
+        if index in self.with_subgraphs:
             if dirty:
                 self.fresh = True  # its body needs the whole-graph inference
             return
