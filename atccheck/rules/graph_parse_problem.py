@@ -120,8 +120,12 @@ class GraphParseProblem(Rule):
         for vi in ctx.model.graph.input:
             if vi.name in initializers:
                 continue  # a constant: its initializer is what the parser reads
-            elem = vi.type.tensor_type.elem_type if vi.type.WhichOneof("value") == "tensor_type" else 0
-            found.setdefault(elem, []).append(f"input '{vi.name}'")
+            kind = vi.type.WhichOneof("value")
+            if kind == "tensor_type":
+                found.setdefault(vi.type.tensor_type.elem_type, []).append(f"input '{vi.name}'")
+            else:  # the parser takes the data type of a tensor type only: anything else reads as 0
+                shown = kind.replace("_type", "") if kind else "no"
+                found.setdefault(0, []).append(f"input '{vi.name}' of {shown} type")
         for path, graph in graphs:
             for tensor in graph.initializer:
                 found.setdefault(tensor.data_type, []).append(f"initializer '{tensor.name}'")
@@ -135,7 +139,7 @@ class GraphParseProblem(Rule):
         for elem, where in sorted(found.items()):
             if elem in mapped:
                 continue
-            name = dtype_name(elem) or "undefined (no type)"
+            name = dtype_name(elem) or "undefined (0)"
             listed = ", ".join(where[:_SHOWN]) + (f" and {len(where) - _SHOWN} more" if len(where) > _SHOWN else "")
             if elem in unknown:
                 yield self.finding(

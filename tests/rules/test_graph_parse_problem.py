@@ -116,3 +116,11 @@ def test_accepted_conditions_say_nothing():
     model.graph.output.append(model.graph.output[0])  # a repeated output
     model.graph.node[0].name = ""  # an unnamed node
     assert found(model) == []
+
+
+def test_sequence_input_reads_as_data_type_zero():
+    seq = helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)
+    nodes = [helper.make_node("SequenceLength", ["s"], ["n"])]
+    model = make_model(nodes, [seq], [tensor_input("n", [], TensorProto.INT64)])
+    [f] = found(model, "9.0")
+    assert f.atc_error == "E19999" and "input 's' of sequence type" in f.message and "data type 0" in f.message
