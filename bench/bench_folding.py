@@ -27,7 +27,7 @@ Per row: nodes; ``onnx.load`` (whole file, in process); ``prepare`` (atccheck's 
 inference and folding); folding alone (``fold_shapes`` on a fresh inference); folding / load;
 whole-graph inferences (``rounds``), single-node inferences, evaluated nodes; and the share of
 node outputs with a static shape. ``--source DIR`` runs the same against another atccheck tree
-(``git archive COMMIT atccheck | tar -x -C DIR && cp -r op_tables DIR/atccheck/``), to set the
+(``git archive COMMIT atccheck | tar -x -C DIR`` and ``git archive COMMIT op_tables | tar -x -C DIR/atccheck``), to set the
 figures before a change beside those after it. Models go to bench/out/folding/ (git-ignored).
 """
 
