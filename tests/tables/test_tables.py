@@ -106,3 +106,21 @@ def test_source_wins_over_docs_for_the_8_0_profile():
     """Resize 13 is omitted by the pages but registered by both CANN sources bracketing 8.x."""
     reg = tables().registry("8.0").lookup("", "Resize")
     assert 13 not in reg.documented_opsets and 13 in reg.opsets and 13 in reg.source_only_opsets
+
+
+@pytest.mark.parametrize("shape", [
+    [{"dim": [1]}],  # dim takes [input, axis]
+    [{"sum": [1, 2]}],  # no such operator
+    {"like": 0, "axis": -1},  # like needs axis and dim
+    [{"attr": [3, 1]}],  # attr takes [name, default]
+])
+def test_generator_refuses_a_malformed_shape_expression(shape):
+    with pytest.raises(SystemExit, match="expression|takes"):
+        load_generator().check_shape_expr("test", shape)
+
+
+def test_generator_refuses_a_source_without_a_commit():
+    generator = load_generator()
+    generator.check_sources("test", ["hicann/ge:parser/parser/onnx/onnx_parser.cc@ffdcbc9f7 lines 1-2"])
+    with pytest.raises(SystemExit, match="owner/repo:path@commit"):
+        generator.check_sources("test", ["hicann/ge parser/onnx_parser.cc"])
