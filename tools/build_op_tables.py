@@ -1247,23 +1247,23 @@ def other_flags(options: dict) -> list[dict]:
     return entries
 
 
-# --------------------------------------------------------------------------- curated facts (op_tables/curated)
+# --------------------------------------------------------------------------- hand-read facts: infer shapes, parser checks
 # Facts read by hand from the CANN sources, one JSON file per topic with the source of every entry.
 # This section turns them into runtime tables; it reads nothing but the curated files and PROFILES.
 
-CURATED = PROJECT / "op_tables" / "curated"
-SOURCE_RE = re.compile(r"^[\w.-]+/[\w.+-]+:\S+@[0-9a-f]{7,40}( .*)?$")
+SHAPE_FACTS_DIR = PROJECT / "op_tables" / "curated"
+HAND_READ_SOURCE = re.compile(r"^[\w.-]+/[\w.+-]+:\S+@[0-9a-f]{7,40}( .*)?$")
 INFER_STATIC = {"always", "when", "never", "unknown"}
 INFER_OTHERWISE = {None, "dynamic", "infer-fails", "unknown"}
 DIM_EXPRS = {"dim", "value", "numel", "rank", "attr", "mul", "min"}
 
 
-def curated(name: str) -> dict:
-    return json.loads((CURATED / name).read_text(encoding="utf-8"))
+def hand_read(name: str) -> dict:
+    return json.loads((SHAPE_FACTS_DIR / name).read_text(encoding="utf-8"))
 
 
-def curated_table(schema: str, description: str, name: str, entries: list, **extra: Any) -> dict:
-    digest_ = hashlib.sha256((CURATED / name).read_bytes()).hexdigest()[:16]
+def hand_read_table(schema: str, description: str, name: str, entries: list, **extra: Any) -> dict:
+    digest_ = hashlib.sha256((SHAPE_FACTS_DIR / name).read_bytes()).hexdigest()[:16]
     return {"schema": schema, "description": description, "generated_by": "tools/build_op_tables.py",
             "facts": [{"file": f"curated/{name}", "sha256": digest_}], **extra, "entries": entries}
 
@@ -1276,8 +1276,8 @@ def era_profiles() -> dict[str, list[str]]:
     return eras
 
 
-def check_sources(where: str, sources: list[str]) -> None:
-    if not sources or not all(SOURCE_RE.match(s) for s in sources):
+def check_hand_read_sources(where: str, sources: list[str]) -> None:
+    if not sources or not all(HAND_READ_SOURCE.match(s) for s in sources):
         raise SystemExit(f"build_op_tables: {where}: every source must be owner/repo:path@commit: {sources}")
 
 
@@ -1313,7 +1313,7 @@ def check_shape_expr(where: str, shape: Any) -> None:
 
 def build_infer_shapes() -> list[dict]:
     """curated/infer_shapes.json per profile: how Ascend's infer-shape functions size data-dependent outputs."""
-    doc = curated("infer_shapes.json")
+    doc = hand_read("infer_shapes.json")
     eras = era_profiles()
     entries = []
     for fact in doc["entries"]:
@@ -1324,7 +1324,7 @@ def build_infer_shapes() -> list[dict]:
             raise SystemExit(f"build_op_tables: {where}: static/otherwise outside their enums")
         if (fact["static"] == "when" and not fact["when"]) or (fact["when"] and fact["static"] not in ("when", "unknown")):
             raise SystemExit(f"build_op_tables: {where}: a condition goes with static 'when' (or 'unknown') only")
-        check_sources(where, fact["sources"])
+        check_hand_read_sources(where, fact["sources"])
         for out in fact["outputs"]:
             check_shape_expr(where, out["shape"])
             if fact["static"] in ("always", "when") and out["shape"] is None and not fact["onnx_agrees"]:
@@ -1353,7 +1353,7 @@ PARSER_VERDICTS = {"rejected", "unread", "constant", "accepted", "refused-by-loa
 
 def build_parser_checks(reference: Path) -> list[dict]:
     """curated/parser_checks.json with profiles for eras; every ATC code must be catalogued."""
-    doc = curated("parser_checks.json")
+    doc = hand_read("parser_checks.json")
     errors = load(reference, "atc_error_codes.json")
     known = {item["code"] for item in errors["codes"] + errors["legacy_and_uncatalogued"]}
     profiles = {p["id"] for p in PROFILES}
@@ -1368,7 +1368,7 @@ def build_parser_checks(reference: Path) -> list[dict]:
             raise SystemExit(f"build_op_tables: {where}: {fact['atc_error']} is not in atc_error_codes.json")
         if (fact["verdict"] in ("rejected", "refused-by-loader")) != (fact["atc_error"] is not None):
             raise SystemExit(f"build_op_tables: {where}: a rejection names its ATC code, and only a rejection")
-        check_sources(where, fact["sources"])
+        check_hand_read_sources(where, fact["sources"])
         entries.append({
             "check": fact["check"],
             "profiles": sorted(p for era in fact["eras"] for p in doc["eras"][era]),
@@ -1448,12 +1448,12 @@ def build(reference: Path) -> dict[str, str]:
             "ATC command-line options relevant to ONNX models.",
             ["atc_options.json"], reference, build_options(reference), **options_extra(reference)),
     }
-    docs["infer_shapes.json"] = curated_table(
+    docs["infer_shapes.json"] = hand_read_table(
         "atccheck.infer_shapes/1",
         "How Ascend's own infer-shape functions size the outputs of ONNX ops whose ONNX output shape depends on "
         "input values, per profile: when the output is static, the shape it takes, and what a padded output holds.",
         "infer_shapes.json", build_infer_shapes())
-    docs["parser_checks.json"] = curated_table(
+    docs["parser_checks.json"] = hand_read_table(
         "atccheck.parser_checks/1",
         "Graph-level checks of ATC's ONNX parser per profile: empty input and output lists, tensor data types it "
         "cannot map, Constant attributes it does not read, initializer-backed inputs, with the ATC code of each "

@@ -73,7 +73,7 @@ class GraphParseProblem(Rule):
     ``onnx_constant_parser.cc``; E16001 and E19999 from ``op_tables/atc_errors.json``.
     """
 
-    code = "AC107"
+    code = "AC108"
     name = "graph-parse-problem"
     severity = Severity.ERROR
 

@@ -121,6 +121,6 @@ def test_generator_refuses_a_malformed_shape_expression(shape):
 
 def test_generator_refuses_a_source_without_a_commit():
     generator = load_generator()
-    generator.check_sources("test", ["hicann/ge:parser/parser/onnx/onnx_parser.cc@ffdcbc9f7 lines 1-2"])
+    generator.check_hand_read_sources("test", ["hicann/ge:parser/parser/onnx/onnx_parser.cc@ffdcbc9f7 lines 1-2"])
     with pytest.raises(SystemExit, match="owner/repo:path@commit"):
-        generator.check_sources("test", ["hicann/ge parser/onnx_parser.cc"])
+        generator.check_hand_read_sources("test", ["hicann/ge parser/onnx_parser.cc"])
