@@ -1,0 +1,109 @@
+"""The house: no import cycle in atccheck/, and no import that climbs a floor (tools/import_graph.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = ROOT / "tools" / "import_graph.py"
+
+# Climbs still in the code, as (importer, imported): each refactoring step removes some, and a
+# pair that no longer climbs must leave this list, so it only shrinks.
+TOLERATED: set[tuple[str, str]] = {
+    ("atccheck.atc.lint", "atccheck.rules"),
+    ("atccheck.atc.precheck", "atccheck.rules"),
+    ("atccheck.atc.precheck", "atccheck.rules._resolution"),
+    ("atccheck.context", "atccheck.rules"),
+    ("atccheck.context", "atccheck.rules._attrs"),
+    ("atccheck.fixing.output", "atccheck.batch"),
+    ("atccheck.passes.convert_opset", "atccheck.rules"),
+    ("atccheck.passes.convert_opset", "atccheck.rules._attrs"),
+    ("atccheck.passes.convert_opset", "atccheck.engine"),
+    ("atccheck.passes.fold_resize_scales", "atccheck.fixing"),
+    ("atccheck.passes.fold_resize_scales", "atccheck.fixing.verify"),
+    ("atccheck.passes.make_inputs_static", "atccheck.fixing"),
+    ("atccheck.passes.make_inputs_static", "atccheck.fixing.verify"),
+    ("atccheck.passes.simplify", "atccheck.fixing"),
+    ("atccheck.passes.simplify", "atccheck.fixing.verify"),
+    ("atccheck.rules._attrs", "atccheck.fixing"),
+    ("atccheck.rules._attrs", "atccheck.fixing.catalog"),
+    ("atccheck.rules.atc_cmd.unresolved_placeholder", "atccheck.atc.lint"),
+    *((f"atccheck.rules.{rule}", target) for rule in (
+        "attr_out_of_range", "custom_domain_op", "duplicate_node_name", "dynamic_input_shape",
+        "dynamic_shape_unsupported", "kernel_out_of_range", "multiple_opset_imports", "non_constant_input",
+        "opset_not_registered", "reduce_without_axes", "unsupported_op",
+    ) for target in ("atccheck.fixing", "atccheck.fixing.catalog")),
+}
+TOLERATED_CYCLES = 1
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("import_graph", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["import_graph"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def figures() -> dict:
+    return _tool().figures()
+
+
+def test_no_new_climb(figures: dict) -> None:
+    found = {(c["from"], c["to"]) for c in figures["climbs"]}
+    assert found - TOLERATED == set(), "an import climbs the house (tools/import_graph.py)"
+
+
+def test_the_tolerated_climbs_only_shrink(figures: dict) -> None:
+    found = {(c["from"], c["to"]) for c in figures["climbs"]}
+    assert TOLERATED - found == set(), "these no longer climb: take them out of TOLERATED"
+
+
+def test_no_new_cycle(figures: dict) -> None:
+    assert len(figures["cycles"]) <= TOLERATED_CYCLES
+    assert figures["import_time_cycles"] == []
+
+
+def test_every_module_has_a_floor(figures: dict) -> None:
+    assert figures["modules"] > 100  # floor_of raised for any module without one
+
+
+def test_the_tool_sees_a_climb_and_a_cycle(tmp_path: Path) -> None:
+    """On a planted package: a rule importing the fix pipeline climbs; two modules importing each
+    other lazily are a cycle; a type-only import is neither."""
+    tool = _tool()
+    pkg = tmp_path / "atccheck"
+    (pkg / "rules").mkdir(parents=True)
+    (pkg / "fixing").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "rules" / "__init__.py").write_text("")
+    (pkg / "fixing" / "__init__.py").write_text("")
+    (pkg / "rules" / "a.py").write_text("from atccheck.fixing import b\n")
+    (pkg / "fixing" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from atccheck.rules import c\n"
+        "def f():\n    from atccheck.fixing import d\n")
+    (pkg / "fixing" / "d.py").write_text("def g():\n    from atccheck.fixing import b\n")
+    (pkg / "rules" / "c.py").write_text("")
+    old = tool.ROOT
+    tool.ROOT = tmp_path
+    try:
+        graph = tool.edges(tool.modules())
+        climbs = {(e.source, e.target) for e, _ in tool.climbs(graph)}
+        assert ("atccheck.rules.a", "atccheck.fixing.b") in climbs
+        assert not any(e.target == "atccheck.rules.c" for e, _ in tool.climbs(graph))
+        assert tool.cycles(graph, ("module", "lazy")) == [["atccheck.fixing.b", "atccheck.fixing.d"]]
+        assert tool.cycles(graph) == []
+    finally:
+        tool.ROOT = old
+
+
+def test_the_command_runs() -> None:
+    done = subprocess.run([sys.executable, str(TOOL)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0 and "cycles:" in done.stdout and "climbs:" in done.stdout
