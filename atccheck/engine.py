@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from atccheck.context import CheckContext, NodeContext
+from atccheck.domains import STANDARD_DOMAINS
 from atccheck.findings import Finding, FixSuggestion, Location
 from atccheck.model.folding import fold_shapes
 from atccheck.model.graph import GraphIndex
@@ -22,14 +23,13 @@ from atccheck.report import Report, ShapeSummary, SymbolicDim
 from atccheck.rules import Rule, all_rules, rule_matches
 from atccheck.rules.internal_error import InternalError
 from atccheck.rules.malformed_attribute import MalformedAttribute
-from atccheck.tables import AI_ONNX, Tables, tables
+from atccheck.tables import Tables, tables
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target, resolve_target
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
 InputShapes = Mapping[str, Sequence[int]]
-STANDARD_DOMAINS = ("", AI_ONNX)
 
 
 @dataclass

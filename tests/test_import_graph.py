@@ -16,14 +16,7 @@ TOOL = ROOT / "tools" / "import_graph.py"
 # pair that no longer climbs must leave this list, so it only shrinks.
 TOLERATED: set[tuple[str, str]] = {
     ("atccheck.atc.lint", "atccheck.rules"),
-    ("atccheck.atc.precheck", "atccheck.rules"),
-    ("atccheck.atc.precheck", "atccheck.rules._resolution"),
-    ("atccheck.context", "atccheck.rules"),
-    ("atccheck.context", "atccheck.rules._attrs"),
     ("atccheck.fixing.output", "atccheck.batch"),
-    ("atccheck.passes.convert_opset", "atccheck.rules"),
-    ("atccheck.passes.convert_opset", "atccheck.rules._attrs"),
-    ("atccheck.passes.convert_opset", "atccheck.engine"),
     ("atccheck.passes.fold_resize_scales", "atccheck.fixing"),
     ("atccheck.passes.fold_resize_scales", "atccheck.fixing.verify"),
     ("atccheck.passes.make_inputs_static", "atccheck.fixing"),
@@ -39,7 +32,8 @@ TOLERATED: set[tuple[str, str]] = {
         "opset_not_registered", "reduce_without_axes", "unsupported_op",
     ) for target in ("atccheck.fixing", "atccheck.fixing.catalog")),
 }
-TOLERATED_CYCLES = 1
+# Modules still in an import cycle, at most: only shrinks.
+TOLERATED_IN_CYCLES = 12
 
 
 def _tool():
@@ -67,7 +61,7 @@ def test_the_tolerated_climbs_only_shrink(figures: dict) -> None:
 
 
 def test_no_new_cycle(figures: dict) -> None:
-    assert len(figures["cycles"]) <= TOLERATED_CYCLES
+    assert sum(len(group) for group in figures["cycles"]) <= TOLERATED_IN_CYCLES
     assert figures["import_time_cycles"] == []
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
+from atccheck.domains import STANDARD_DOMAINS, is_standard
 from atccheck.errors import UsageError
 from atccheck.model.graph import subgraphs
 
@@ -232,7 +233,6 @@ def _drop_symbolic_value_info(graph: "onnx.GraphProto") -> None:
             _drop_symbolic_value_info(sub)
 
 
-STANDARD_DOMAINS = ("", "ai.onnx")
 
 
 def _unknown_dims(graph: "onnx.GraphProto", values: "Iterable[onnx.ValueInfoProto]") -> None:
@@ -406,7 +406,7 @@ def _failing_node(copy: "onnx.ModelProto", values: Mapping[str, TensorInfo]) -> 
     opsets = {o.domain or "": o.version for o in copy.opset_import}
     constants = {t.name: t for t in copy.graph.initializer}
     for node in copy.graph.node:
-        domain = node.domain if node.domain not in ("", "ai.onnx") else ""
+        domain = node.domain if not is_standard(node.domain) else ""
         try:
             schema = onnxpb.get_schema(node.op_type, opsets.get(domain, 1), domain)
         except Exception:

@@ -26,10 +26,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from atccheck.domains import CONTRIB_DOMAIN, STANDARD_DOMAINS
 from atccheck.findings import ROOT_GRAPH
 from atccheck.passes._graph import (
-    CONTRIB_DOMAIN,
-    STANDARD_DOMAINS,
     Names,
     elem_name,
     is_float,

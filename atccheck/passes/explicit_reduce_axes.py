@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._graph import STANDARD_DOMAINS, Names, opset_of, shapes_of
-from atccheck.passes._repairs import graphs_with_nodes, schema_inputs
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.model.schema import input_names
+from atccheck.passes._graph import Names, opset_of, shapes_of
+from atccheck.passes._repairs import graphs_with_nodes
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +50,7 @@ class ExplicitReduceAxes(FixPass):
         for graph, node in graphs_with_nodes(model):
             if not node.op_type.startswith("Reduce") or node.domain not in STANDARD_DOMAINS:
                 continue
-            formal = schema_inputs(node.op_type, opset)
+            formal = input_names(node.op_type, opset)
             if formal is None:
                 continue
             label = node.name or node.op_type

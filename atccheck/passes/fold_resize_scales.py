@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._graph import STANDARD_DOMAINS, Names, iter_graphs, opset_of, shapes_of
-from atccheck.passes._repairs import remove_dead_nodes, schema_inputs
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.model.schema import input_names
+from atccheck.passes._graph import Names, iter_graphs, opset_of, shapes_of
+from atccheck.passes._repairs import remove_dead_nodes
 from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,7 +54,7 @@ class FoldResizeScales(FixPass):
         from atccheck.model.graph import GraphIndex
 
         opset = opset_of(model)
-        formal = schema_inputs("Resize", opset) or []
+        formal = input_names("Resize", opset) or []
         positions = [formal.index(n) for n in FOLDED_INPUTS if n in formal]
         shapes = shapes_of(model, ctx)
         index = GraphIndex(model)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._graph import STANDARD_DOMAINS, Names, is_float, iter_graphs, prune_initializers, shapes_of
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.passes._graph import Names, is_float, iter_graphs, prune_initializers, shapes_of
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from atccheck.passes._graph import STANDARD_DOMAINS, iter_graphs
+from atccheck.domains import AI_ONNX, STANDARD_DOMAINS
+from atccheck.passes._graph import iter_graphs
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,7 +53,7 @@ class SingleOpsetImport(FixPass):
         renamed = 0
         for graph in iter_graphs(model.graph):
             for node in graph.node:
-                if node.domain == "ai.onnx":
+                if node.domain == AI_ONNX:
                     node.domain = ""
                     renamed += 1
         if renamed:
@@ -74,7 +75,7 @@ class SingleOpsetImport(FixPass):
             else:
                 dropped.append(f"{entry.domain} {entry.version}")
         standard_entries = [e for e in model.opset_import if e.domain in STANDARD_DOMAINS]
-        rewrite_standard = len(standard_entries) > 1 or any(e.domain == "ai.onnx" for e in standard_entries)
+        rewrite_standard = len(standard_entries) > 1 or any(e.domain == AI_ONNX for e in standard_entries)
         if dropped or rewrite_standard:
             entries = []
             if standard_version is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
+from atccheck.domains import is_standard
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.rules._attrs import ascend_ops, composite_members, effective_attr, reaches_plugin, same_value
 from atccheck.rules.base import Rule, register
@@ -55,7 +56,7 @@ class AicpuFallback(Rule):
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         ctx = node.ctx
-        if node.domain not in ("", "ai.onnx") or not ctx.has_kernel_facts:
+        if not is_standard(node.domain) or not ctx.has_kernel_facts:
             return
         if not reaches_plugin(node):
             return

@@ -5,18 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
+from atccheck.domains import STANDARD_DOMAINS
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.fixing import catalog as fix_catalog
+from atccheck.lookup import Status, resolve
 from atccheck.rules._helpers import unregistered_error
-from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register
-from atccheck.tables import AI_ONNX
 
 PRECHECK_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc; Ascend/parser@a87083b:parser/common/pre_checker.cc"
 PROTO_SOURCE = "hicann/ge@ffdcbc9f7:graph_metadef/proto/onnx/ge_onnx.proto (IR_VERSION 6, no FunctionProto)"
 PLUGIN_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/tbe_plugin_loader.cc (custom plugins searched first)"
 INLINE_PASS = "single-opset-import"
-STANDARD_DOMAINS = ("", AI_ONNX)
 
 
 @register

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from atccheck.context import NodeContext
+from atccheck.domains import is_standard
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.rules._attrs import ascend_ops, fact_applies, formal_input_names, reaches_plugin
 from atccheck.rules.base import Rule, register
@@ -81,7 +82,7 @@ class DtypeNotSupported(Rule):
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         ctx = node.ctx
-        if node.domain not in ("", "ai.onnx") or node.op_type in ctx.tables.native_types:
+        if not is_standard(node.domain) or node.op_type in ctx.tables.native_types:
             return
         if not reaches_plugin(node):
             return

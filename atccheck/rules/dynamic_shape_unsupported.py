@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext, NodeContext
+from atccheck.domains import is_standard
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.fixing import catalog as fix_catalog
 from atccheck.rules.base import Rule, register
-from atccheck.tables import AI_ONNX
 
 RANGE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 without a gear option becomes a shape range)"
 EZ3002_SOURCE = "hicann/runtime@681ef7610:src/dfx/error_manager/error_code.json (EZ3002 'Dynamic shape is not supported on this chip!')"
@@ -105,7 +105,7 @@ class DynamicShapeUnsupported(Rule):
         )
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
-        if node.domain not in ("", AI_ONNX):
+        if not is_standard(node.domain):
             return
         ctx = node.ctx
         reads = node.ctx.graph.reads(node.node)

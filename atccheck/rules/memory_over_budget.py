@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from atccheck.context import CheckContext
+from atccheck.domains import is_standard
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.model.loading import element_size, iter_graph_tensors, tensor_nbytes
 from atccheck.model.toposort import dataflow_order
@@ -130,7 +131,7 @@ def estimate_memory(ctx: CheckContext) -> Estimate | None:
     for name in ctx.graph.real_inputs:
         spans[name] = [0, 0]
     for index, node in enumerate(nodes):
-        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+        if node.op_type == "Constant" and is_standard(node.domain):
             continue  # counted with the weights
         for name in node.output:
             if name:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.fixing import catalog as fix_catalog
+from atccheck.model.schema import input_names
 from atccheck.rules.base import Rule, register
 from atccheck.tables import SpecInput, tables
 
@@ -64,7 +65,7 @@ class NonConstantInput(Rule):
         spec = ctx.tables.op_specs.get(node.op_type)
         if spec is None:
             return
-        names = _schema_input_names(node)
+        names = input_names(node.op_type, node.opset, node.domain)
         for item in spec.inputs:
             if not item.const_required:
                 continue
@@ -124,20 +125,6 @@ class NonConstantInput(Rule):
 def _shapes_static(_name: str) -> bool:
     """Foldability as if every shape were static (Shape and Size of anything fold)."""
     return True
-
-
-def _schema_input_names(node: NodeContext) -> list[str] | None:
-    """The ONNX schema's input names at the node's opset, or None when unknown."""
-    from atccheck.model import onnxpb
-
-    opset = node.opset
-    if opset is None:
-        return None
-    try:
-        schema = onnxpb.get_schema(node.op_type, opset, node.domain)
-    except Exception:  # onnx raises SchemaError for unknown ops or opsets
-        return None
-    return [formal.name for formal in schema.inputs]
 
 
 def _index_of(item: SpecInput, names: list[str] | None) -> int | None:

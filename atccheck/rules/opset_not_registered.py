@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext, NodeContext
+from atccheck.domains import is_standard
 from atccheck.findings import Finding, FixSuggestion, Severity
 from atccheck.fixing import catalog as fix_catalog
+from atccheck.lookup import Status, resolve
 from atccheck.rules._helpers import opsets_text, unregistered_error
-from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register
 from atccheck.tables import AI_ONNX, Profile, Registration
 
@@ -117,7 +118,7 @@ class OpsetNotRegistered(Rule):
 def _any_lookup_fails(ctx: CheckContext) -> bool:
     """At least one node fails the parser lookup (Constant-only models and custom domains do not)."""
     failing = (Status.OPSET_NOT_REGISTERED, Status.UNREGISTERED_OP)
-    return any(gnode.domain in ("", AI_ONNX) and resolve(NodeContext(gnode, ctx)).status in failing
+    return any(is_standard(gnode.domain) and resolve(NodeContext(gnode, ctx)).status in failing
                for gnode in ctx.graph.nodes)
 
 
@@ -142,7 +143,7 @@ def _nearest(reg: Registration, opset: int) -> int | None:
 
 def best_opset(ctx: CheckContext) -> int:
     """The ai.onnx opset at which the most standard nodes are registered (the highest on ties)."""
-    types = {g.op_type for g in ctx.graph.nodes if g.domain in ("", AI_ONNX)}
+    types = {g.op_type for g in ctx.graph.nodes if is_standard(g.domain)}
     looked_up = [ctx.registry.lookup("", t) for t in types]
     regs = [r for r in looked_up if r is not None and r.opsets]
     highest = ctx.registry.max_opset(AI_ONNX)

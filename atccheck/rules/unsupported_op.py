@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
+from atccheck.domains import is_standard
 from atccheck.findings import Finding, Severity
 from atccheck.fixing import catalog as fix_catalog
+from atccheck.lookup import Status, resolve
 from atccheck.rules._helpers import unregistered_error
-from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register
 
 PARSER_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc"
@@ -54,7 +55,7 @@ class UnsupportedOp(Rule):
             return
         ctx = node.ctx
         profile = ctx.target.profile
-        default_domain = node.domain in ("", "ai.onnx")
+        default_domain = is_standard(node.domain)
         standard = default_domain and node.op_type in _standard_ops()
         if standard:
             what = "a standard ONNX op"
@@ -85,7 +86,7 @@ def _standard_ops() -> frozenset[str]:
     if _STANDARD is None:
         from atccheck.model import onnxpb
 
-        _STANDARD = frozenset(s.name for s in onnxpb.all_schemas_with_history() if s.domain in ("", "ai.onnx"))
+        _STANDARD = frozenset(s.name for s in onnxpb.all_schemas_with_history() if is_standard(s.domain))
     return _STANDARD
 
 

@@ -10,12 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-AI_ONNX = "ai.onnx"
-
-
-def normalize_domain(domain: str) -> str:
-    """The parser's spelling of a node domain: the empty domain is ``ai.onnx``."""
-    return domain or AI_ONNX
+from atccheck.domains import AI_ONNX, normalize_domain  # re-exported through atccheck.tables
 
 
 @dataclass(frozen=True)
