@@ -118,7 +118,7 @@ def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.Mod
         try:
             onnx.external_data_helper.load_external_data_for_model(model, str(base))
         except Exception as exc:
-            from atccheck.fixing.verify import one_line
+            from atccheck.errors import one_line
 
             raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
     return model
@@ -190,7 +190,7 @@ class _Pipeline:
                 try:
                     wanted = instance.wanted(state.report.findings)
                 except Exception as exc:  # a broken pass must not stop the others
-                    from atccheck.fixing.verify import one_line
+                    from atccheck.errors import one_line
 
                     record = _outcome(cls, PassStatus.REVERTED, round_no)
                     self.records.append(record)
@@ -234,7 +234,7 @@ class _Pipeline:
         except AtcCheckError:
             raise  # a usage error (e.g. a bad --input-shape) is the user's, not the pass's
         except Exception as exc:
-            from atccheck.fixing.verify import one_line
+            from atccheck.errors import one_line
 
             record.seconds = time.perf_counter() - started
             self._reject(record, f"the pass raised {type(exc).__name__}: {one_line(exc)}")

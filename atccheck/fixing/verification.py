@@ -156,7 +156,7 @@ class Verifier:
         try:
             return self._verify_unguarded(state)
         except Exception as exc:  # a bug in verification must not pass a step
-            from atccheck.fixing.verify import one_line
+            from atccheck.errors import one_line
 
             return Verdict(False, reason=f"verification raised {type(exc).__name__}: {one_line(exc)}")
         finally:

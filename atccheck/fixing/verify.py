@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atccheck.errors import InputError, UsageError
+from atccheck.errors import InputError, UsageError, one_line
+from atccheck.model.files import INLINE_LIMIT, approx_size, save_with_external_data
+from atccheck.model.shapes import dims_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -46,10 +48,6 @@ INT_HIGH = 4
 # is 12.6 M) are not made: the activations of a run on them would take gigabytes, and a shape
 # that large is more often a mistake in the model or in --input-shape.
 MAX_INPUT_ELEMENTS = 2**24
-# A serialized model must stay under protobuf's 2 GiB limit; past this size we go through files.
-INLINE_LIMIT = 2**31 - 2**26
-# Written with external data, tensors above this many bytes go to the data file.
-EXTERNAL_DATA_THRESHOLD = 1024
 
 Feeds = dict[str, "np.ndarray"]
 Outputs = dict[str, "np.ndarray"]
@@ -61,12 +59,6 @@ class RunError(Exception):
 
 class LoadError(RunError):
     """onnxruntime could not even load the model (no input can help)."""
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    first = text.splitlines()[0] if text else type(exc).__name__
-    return first if len(first) <= 400 else first[:397] + "..."
 
 
 # --------------------------------------------------------------------------- onnx.checker
@@ -301,11 +293,6 @@ def make_inputs(
     return Inputs(sets=sets, labels=labels, shapes=shapes)
 
 
-def dims_text(dims: Sequence[Any]) -> str:
-    """Dims as messages show them: ``[1,3,height,?]`` (a symbol by name, an unknown dim as ?)."""
-    return "[" + ",".join(str(d) if isinstance(d, int) else (d or "?") for d in dims) + "]"
-
-
 def _shapes_text(shapes: Mapping[str, tuple[int, ...]]) -> str:
     return "; ".join(f"{k}:{','.join(str(d) for d in v)}" for k, v in shapes.items()) or "no inputs"
 
@@ -442,34 +429,6 @@ class ModelSource:
             return self.data
         assert self.path is not None
         return self.path
-
-
-def approx_size(model: "onnx.ModelProto") -> int:
-    """Serialized size, estimated from tensor dims (``ByteSize`` walks every payload: slow on big models).
-
-    Tensor payloads dominate any model that comes near protobuf's limit; the rest of the
-    graph is counted generously without serializing it.
-    """
-    from atccheck.model.loading import iter_graph_tensors, tensor_nbytes
-
-    payload = sum(tensor_nbytes(t) + 64 for t in iter_graph_tensors(model.graph))
-    return payload + 512 * _node_count(model.graph) + 2**20
-
-
-def _node_count(graph: "onnx.GraphProto") -> int:
-    from atccheck.model.graph import iter_nodes
-
-    return sum(1 for _ in iter_nodes(graph))
-
-
-def save_with_external_data(model: "onnx.ModelProto", target: Path) -> None:
-    """Write a copy of ``model`` with every sizeable tensor in ``<target>.data`` (for tools that need files)."""
-    import onnx
-
-    copy = onnx.ModelProto()
-    copy.CopyFrom(model)
-    onnx.save_model(copy, str(target), save_as_external_data=True, all_tensors_to_one_file=True,
-                    location=target.name + ".data", size_threshold=EXTERNAL_DATA_THRESHOLD)
 
 
 def session_options() -> Any:

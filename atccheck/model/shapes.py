@@ -9,10 +9,10 @@ applied to the copy's inputs before inference.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from atccheck.domains import STANDARD_DOMAINS, is_standard
 from atccheck.errors import UsageError
@@ -128,6 +128,11 @@ def validate_input_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[i
                 f"--input-shape '{name}' has rank {len(dims)} but the model input has rank "
                 f"{len(tensor_type.shape.dim)} (ATC: E10049)"
             )
+
+
+def dims_text(dims: Sequence[Any]) -> str:
+    """Dims as messages show them: ``[1,3,height,?]`` (a symbol by name, an unknown dim as ?)."""
+    return "[" + ",".join(str(d) if isinstance(d, int) else (d or "?") for d in dims) + "]"
 
 
 # --------------------------------------------------------------------------- inference

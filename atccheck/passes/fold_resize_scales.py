@@ -153,7 +153,7 @@ def _evaluate(node: "onnx.NodeProto", feeds: dict, opset: int | None) -> list:
         evaluator = ReferenceEvaluator(node, opsets={"": opset or 13})
         outputs = evaluator.run(None, feeds)
     except Exception as exc:  # unsupported op in the reference runtime, bad values
-        from atccheck.fixing.verify import one_line
+        from atccheck.errors import one_line
 
         raise NotFoldable(f"{node.op_type} could not be evaluated: {one_line(exc)}") from None
     assert isinstance(outputs, list)  # without intermediate=True, run gives one value per output

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from atccheck.fixing.verify import INLINE_LIMIT
+from atccheck.model.files import INLINE_LIMIT, approx_size, save_with_external_data
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +48,6 @@ class Simplify(FixPass):
         import onnx
         import onnxsim
 
-        from atccheck.fixing.verify import approx_size
 
         if _shapeless_outputs(model):
             filled = onnx.ModelProto()
@@ -128,7 +127,6 @@ def _simplify_through_files(model: "onnx.ModelProto") -> "onnx.ModelProto":
     import onnx
     import onnxsim
 
-    from atccheck.fixing.verify import save_with_external_data
 
     with tempfile.TemporaryDirectory(prefix="atccheck-simplify-") as tmp:
         source = Path(tmp) / "in.onnx"
