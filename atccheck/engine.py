@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from atccheck.context import CheckContext, NodeContext
 from atccheck.domains import STANDARD_DOMAINS
 from atccheck.findings import Finding, FixSuggestion, Location
+from atccheck.fixlinks import with_fix
 from atccheck.model.folding import fold_shapes
 from atccheck.model.graph import GraphIndex
 from atccheck.model.loading import LoadedModel, load_model
@@ -146,7 +147,7 @@ def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
                 findings.extend(rule.check_node(node))
             except Exception as exc:
                 findings.append(_internal_error(type(rule), node.location, exc))
-    return findings
+    return [with_fix(f) for f in findings]  # the pass that answers each finding (atccheck.fixlinks)
 
 
 def shape_summary(prepared: Prepared) -> ShapeSummary:

@@ -311,7 +311,7 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
     if finding.fix.pass_name != FixSuggestion.MANUAL:
         names = [finding.fix.pass_name]
     else:
-        names = [p.name for p in passes if finding.name in p.fixes and _wants(p, finding)]
+        names = [p.name for p in passes if _wants(p, finding)]
     if not names:
         return f"no graph rewrite removes it; {finding.hint}"
     reasons = []

@@ -39,7 +39,7 @@ from atccheck.passes._graph import (
     prune_initializers,
     shapes_of,
 )
-from atccheck.passes.base import FixPass, PassContext, PassResult
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -437,6 +437,7 @@ class NodeRewrite(FixPass):
     """
 
     counted: ClassVar[str]
+    op_types: ClassVar[frozenset[str] | None] = None  # the node types it visits
     domain: ClassVar[str] = ""
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
@@ -470,14 +471,19 @@ class Decomposition(NodeRewrite):
 class ContribDecomposition(NodeRewrite):
     """Rewrites every node of an onnxruntime contrib op: no CANN profile registers the domain.
 
-    Every such node is a custom-domain-op finding, and the domain's opset import a
-    multiple-opset-imports one; each subclass names its op (``op_types``, ``suggested_for``).
+    Every such node is a custom-domain-op finding (or unsupported-op, where the profile has
+    other plugins in the domain); each subclass names its op in ``op_types``, and answers the
+    findings on its nodes (``FixLink.replaces``).
     """
 
     domain = CONTRIB_DOMAIN
     stage = "decompose"
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     safe = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "answers" not in cls.__dict__ and cls.op_types:
+            cls.answers = tuple(link for op in sorted(cls.op_types) for link in FixLink.replaces(op, cls.domain))
 
     def selects(self, rw: Rewriter, site: Site) -> bool:
         return True

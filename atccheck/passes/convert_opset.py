@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.domains import AI_ONNX, STANDARD_DOMAINS, is_standard
 from atccheck.lookup import lookup_score
@@ -55,8 +55,7 @@ class ConvertOpset(FixPass):
 
     name = "convert-opset"
     stage = "convert-opset"
-    suggested_for = (FixLink("opset-not-registered"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"opset-not-registered"})
+    answers = (FixLink("opset-not-registered"),)
     safe = True
     tolerance = 1e-6
     rtol = 1e-6

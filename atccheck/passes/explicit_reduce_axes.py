@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.domains import STANDARD_DOMAINS
 from atccheck.model.schema import input_names
@@ -29,8 +29,7 @@ class ExplicitReduceAxes(FixPass):
 
     name = "explicit-reduce-axes"
     stage = "repair"
-    suggested_for = (FixLink("reduce-without-axes"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"reduce-without-axes"})
+    answers = (FixLink("reduce-without-axes"),)
     safe = True
     tolerance = 0.0
     rtol = 0.0

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.domains import STANDARD_DOMAINS
 from atccheck.model.schema import input_names
 from atccheck.passes._graph import Names, iter_graphs, opset_of, shapes_of
 from atccheck.passes._repairs import remove_dead_nodes
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -42,8 +42,7 @@ class FoldResizeScales(FixPass):
 
     name = "fold-resize-scales"
     stage = "repair"
-    fixes: ClassVar[frozenset[str]] = frozenset({"non-constant-input"})
-    op_types: ClassVar[frozenset[str] | None] = frozenset({"Resize"})
+    answers = (FixLink("non-constant-input", "Resize", named=False),)
     safe = True
     tolerance = 0.0
     rtol = 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.errors import UsageError
 from atccheck.model.shapes import dims_text
@@ -184,8 +184,10 @@ class MakeInputsStatic(FixPass):
 
     name = "make-inputs-static"
     stage = "make-inputs-static"
-    suggested_for = (FixLink("dynamic-input-shape"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"dynamic-input-shape"})
+    answers = (
+        FixLink("dynamic-input-shape", has=("axes",)),
+        FixLink("dynamic-input-shape", named=False),
+    )
     safe = True
     tolerance = 0.0
     rtol = 0.0

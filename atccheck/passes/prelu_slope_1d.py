@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.domains import STANDARD_DOMAINS
 from atccheck.passes._graph import Names, is_float, iter_graphs, prune_initializers, shapes_of
@@ -36,9 +36,7 @@ class PreluSlope1d(FixPass):
 
     name = "prelu-slope-1d"
     stage = "repair"
-    suggested_for = (FixLink("input-shape-not-supported", "PRelu"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"input-shape-not-supported"})
-    op_types: ClassVar[frozenset[str] | None] = frozenset({"PRelu"})
+    answers = (FixLink("input-shape-not-supported", "PRelu"),)
     safe = True
     tolerance = 0.0
     rtol = 0.0

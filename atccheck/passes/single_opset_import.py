@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.domains import AI_ONNX, STANDARD_DOMAINS
 from atccheck.passes._graph import iter_graphs
@@ -28,9 +28,11 @@ class SingleOpsetImport(FixPass):
 
     name = "single-opset-import"
     stage = "single-opset-import"
-    suggested_for = (FixLink("multiple-opset-imports"), FixLink("custom-domain-op"))
-    fixes: ClassVar[frozenset[str]] = frozenset(
-        {"multiple-opset-imports", "custom-domain-op", "domain-without-opset-import"}
+    answers = (
+        FixLink("multiple-opset-imports"),
+        FixLink("custom-domain-op", when={"status": ("local-function",)}),
+        FixLink("custom-domain-op", named=False),
+        FixLink("domain-without-opset-import", named=False),
     )
     safe = True
     tolerance = 1e-6

@@ -125,17 +125,16 @@ def page_facts(node: NodeContext, kind: str) -> tuple[tuple[OpFact, ...], tuple[
 def page_finding(rule: "Rule", node: NodeContext, kind: str, fact: OpFact, covered: bool, message: str,
                  severity: "Severity", hint: str, data: dict[str, Any]) -> "Finding":
     """A finding that rests on a published page's fact: an info, marked unverified, where the
-    page does not cover the target's profile (``covered`` False); the fix the catalog names."""
+    page does not cover the target's profile (``covered`` False); its hint names the fix pass."""
     from atccheck.findings import Severity
-    from atccheck.fixing import catalog as fix_catalog
 
     profile = node.ctx.target.profile.id
     if not covered:
         message += f"; CANN {profile} is not covered by that page (unverified)"
         severity = Severity.INFO
-    fix = fix_catalog.suggest(rule.name, node.op_type)
-    return rule.finding(node, message, hint=f"{hint} (atccheck fix: {fix.pass_name})",
-                        source=f"op_tables/op_facts.json {kind}; {fact.source}", severity=severity, fix=fix,
+    return rule.finding(node, message, hint=f"{hint} (atccheck fix: manual)",
+                        fix_hint=f"{hint} (atccheck fix: {{pass_name}})",
+                        source=f"op_tables/op_facts.json {kind}; {fact.source}", severity=severity,
                         data={**data, "profile": profile})
 
 

@@ -54,8 +54,6 @@ class _Documented:
     kind: ClassVar[str]
     # Earlier names that still find the rule (``atccheck rule OLD-NAME``).
     aliases: ClassVar[tuple[str, ...]] = ()
-    fix_pass: ClassVar[str] = FixSuggestion.MANUAL
-    fix_safe: ClassVar[bool | None] = None
 
     @classmethod
     def docs(cls) -> RuleDocs:
@@ -87,7 +85,6 @@ class Rule(_Documented):
     # Set instead of op_types: standard-domain nodes of the ops the op_facts.json facts of this
     # kind name (the ops are data, not code).
     fact_kind: ClassVar[str | None] = None
-    # Default fix suggestion attached to findings (class attributes fix_pass, fix_safe).
 
     def node_ops(self, tables: "Tables") -> frozenset[str] | None:
         """The op types this rule's check_node sees (None: every node), for the engine's dispatch."""
@@ -112,9 +109,15 @@ class Rule(_Documented):
         source: str,
         severity: Severity | None = None,
         atc_error: str | None = None,
-        fix: FixSuggestion | None = None,
         data: Mapping[str, Any] | None = None,
+        fix_hint: str | None = None,
     ) -> Finding:
+        """A finding of this rule at ``where`` (a node, the whole model, or a location).
+
+        The rule never names a fix: the engine attaches the pass that answers the finding
+        (``atccheck.fixlinks``). When the hint depends on whether a pass answers it, ``hint`` is
+        the text for none, and ``fix_hint`` the text for one, ``{pass_name}`` naming it.
+        """
         if isinstance(where, NodeContext):
             location = where.location
         elif isinstance(where, Location):
@@ -128,10 +131,11 @@ class Rule(_Documented):
             message=message,
             location=location,
             hint=hint,
-            fix=fix or FixSuggestion(self.fix_pass, self.fix_safe),
+            fix=FixSuggestion.manual(),
             source=source,
             atc_error=atc_error,
             data=data or {},
+            fix_hint=fix_hint,
         )
 
 

@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from atccheck.context import CheckContext
 from atccheck.domains import STANDARD_DOMAINS, is_standard
 from atccheck.findings import Finding, Severity
-from atccheck.fixing import catalog as fix_catalog
 from atccheck.rules.base import Rule, register
 
 PARSER_SOURCE = (
@@ -59,8 +58,6 @@ class MultipleOpsetImports(Rule):
     name = "multiple-opset-imports"
     severity = Severity.ERROR
     op_types = frozenset()
-    fix_pass = "single-opset-import"
-    fix_safe = True
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         profile = ctx.target.profile
@@ -90,7 +87,6 @@ class MultipleOpsetImports(Rule):
             hint=_hint(unused, only_functions, respelled, blocking, used_by_nodes),
             source=PARSER_SOURCE,
             atc_error="E16005",
-            fix=fix_catalog.suggest(self.name),
             data={
                 "opset_imports": {d: v for d, v in imports.items()},
                 "default_domain_nodes": default_nodes,

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.findings import Finding, Severity
 from atccheck.model.schema import input_names
 from atccheck.rules.base import Rule, register
 from atccheck.tables import SpecInput, tables
@@ -57,8 +56,6 @@ class NonConstantInput(Rule):
     op_types = frozenset(
         op for op, spec in tables().op_specs.items() if any(item.const_required for item in spec.inputs)
     )
-    fix_pass = "simplify"
-    fix_safe = True
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         ctx = node.ctx
@@ -94,7 +91,6 @@ class NonConstantInput(Rule):
                 hint="run 'atccheck fix' (simplify) to fold it into an initializer",
                 source=source,
                 severity=Severity.WARNING,
-                fix=fix_catalog.suggest(self.name, node.op_type, node.domain),
                 data={**data, "foldable": True, "foldable_once_static": True},
             )
         if ctx.graph.is_foldable(value, _shapes_static):
@@ -107,7 +103,6 @@ class NonConstantInput(Rule):
                 "(simplify) to fold it into an initializer",
                 source=source,
                 severity=Severity.WARNING,
-                fix=fix_catalog.suggest(self.name, node.op_type, node.domain),
                 data={**data, "foldable": False, "foldable_once_static": True, "dynamic_inputs": dynamic},
             )
         return self.finding(
@@ -117,7 +112,6 @@ class NonConstantInput(Rule):
             hint="make the value a constant in the model (fixed scales or sizes, fixed thresholds), or, if it "
             "depends only on input shapes, fix them with --input-shape and run 'atccheck fix' (simplify)",
             source=source,
-            fix=FixSuggestion.manual(),
             data={**data, "foldable": False, "foldable_once_static": False},
         )
 

@@ -6,8 +6,7 @@ from collections.abc import Iterable
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.domains import is_standard
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.findings import Finding, Severity
 from atccheck.lookup import Status, resolve
 from atccheck.rules._helpers import opsets_text, unregistered_error
 from atccheck.rules.base import Rule, register
@@ -70,7 +69,6 @@ class OpsetNotRegistered(Rule):
                 hint=f"convert the model to opset {target} ('atccheck fix' runs convert-opset) or re-export with it",
                 source=f"op_tables/registry.json profile {ctx.target.profile.id}; {KEY_SOURCE}",
                 atc_error=unregistered_error(ctx),
-                fix=FixSuggestion("convert-opset", True, {"to_opset": target}),
                 data={"model_opset": opset, "profile_max_opset": highest, "suggested_opset": target},
             )
 
@@ -83,10 +81,6 @@ class OpsetNotRegistered(Rule):
         profile = node.ctx.target.profile
         registered = opsets_text(reg.opsets)
         basis = _basis(reg, res.opset, profile)
-        fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
-        target_opset = _nearest(reg, res.opset)
-        if fix.pass_name == "convert-opset" and target_opset is not None:
-            fix = FixSuggestion("convert-opset", True, {"to_opset": target_opset})
         if res.status is Status.OPSET_UNVERIFIED:
             why = profile.unverified_basis or "only a source other than this profile's registers this opset"
             yield self.finding(
@@ -99,7 +93,6 @@ class OpsetNotRegistered(Rule):
                 source="; ".join(reg.source),
                 severity=Severity.WARNING,
                 atc_error=unregistered_error(node.ctx),
-                fix=fix,
                 data={"parser_key": node.parser_key, "registered_opsets": list(reg.opsets), "basis": basis},
             )
             return
@@ -110,7 +103,6 @@ class OpsetNotRegistered(Rule):
             hint="convert the model to a registered opset ('atccheck fix' runs convert-opset) or re-export",
             source="; ".join(reg.source),
             atc_error=unregistered_error(node.ctx),
-            fix=fix,
             data={"parser_key": node.parser_key, "registered_opsets": list(reg.opsets), "basis": basis},
         )
 
@@ -131,14 +123,6 @@ def _basis(reg: Registration, opset: int, profile: Profile) -> str:
     if profile.basis == "source":  # built from the source registry; the published list is read beside it
         return "CANN source registry; the published list also omits it"
     return "published list; neither CANN source adds it"
-
-
-def _nearest(reg: Registration, opset: int) -> int | None:
-    """The registered opset convert-opset should aim at: the highest below, else the lowest above."""
-    below = [v for v in reg.opsets if v <= opset]
-    if below:
-        return max(below)
-    return min(reg.opsets, default=None)
 
 
 def best_opset(ctx: CheckContext) -> int:

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from atccheck.context import NodeContext
 from atccheck.domains import is_standard
 from atccheck.findings import Finding, Severity
-from atccheck.fixing import catalog as fix_catalog
 from atccheck.lookup import Status, resolve
 from atccheck.rules._helpers import unregistered_error
 from atccheck.rules.base import Rule, register
@@ -63,20 +62,14 @@ class UnsupportedOp(Rule):
             what = "not a standard ONNX op (a custom op in the default domain)"
         else:
             what = f"in domain '{node.domain}', which has other plugins but not this op"
-        fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
-        hint = (
-            f"run 'atccheck fix' ({fix.pass_name}) to rewrite it into registered ops"
-            if fix.pass_name != "manual"
-            else "replace it with registered ops, re-export without it, or add an ATC custom-op plugin"
-        )
         yield self.finding(
             node,
             f"{node.op_type} ({what}) has no ONNX parser plugin in CANN {profile.id} at any opset; "
             f"ATC stops at key {node.parser_key}",
-            hint=hint,
+            hint="replace it with registered ops, re-export without it, or add an ATC custom-op plugin",
+            fix_hint="run 'atccheck fix' ({pass_name}) to rewrite it into registered ops",
             source=f"op_tables/registry.json profile {profile.id}; {PARSER_SOURCE}",
             atc_error=unregistered_error(ctx),
-            fix=fix,
             data={"parser_key": node.parser_key, "standard_onnx_op": standard},
         )
 
