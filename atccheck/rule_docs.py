@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from atccheck.rules.base import DOC_HEADINGS, CommandRule, EngineFinding, Rule
+from atccheck.atc.lint.rule import CommandRule
+from atccheck.rules.base import DOC_HEADINGS, EngineFinding, Rule
 
 AnyRule = type[Rule] | type[CommandRule]
 

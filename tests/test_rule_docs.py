@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import importlib.util
 
+from atccheck.catalogue import catalogue
 from atccheck.rule_docs import expected_pages, help_uri
-from atccheck.rules import catalogue
 from conftest import PROJECT
 
 

@@ -22,8 +22,8 @@ import-time cycles, over ``module`` edges alone, are listed apart). A climb is a
 - :data:`LAYERS` is the house, lowest floor first. A module may import its own floor and any
   floor below it, never one above.
 - :data:`FORBIDDEN` are the walls inside a floor: rules, passes and the command lint sit side
-  by side and never import one another; only the catalogue base (``atccheck.rules.base``) is
-  shared.
+  by side and never import one another (the catalogue's registry, ``atccheck.registry``, is a
+  floor below them).
 
 ``from atccheck.pkg import name`` is an edge to ``atccheck.pkg.name`` when that is a module,
 else to ``atccheck.pkg``. Type-only imports are listed in the figures but are never a climb.
@@ -48,8 +48,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("atccheck", "atccheck.errors", "atccheck.findings", "atccheck.domains", "atccheck.atc.shell")),
     ("tables", ("atccheck.tables", "atccheck.target", "atccheck.atc.facts")),
     ("model", ("atccheck.model", "atccheck.fileio", "atccheck.atc.spec")),
-    ("context", ("atccheck.context", "atccheck.lookup", "atccheck.report", "atccheck.fixlinks",
-                 "atccheck.atc.command", "atccheck.atc.precheck")),
+    ("context", ("atccheck.context", "atccheck.lookup", "atccheck.report", "atccheck.fixlinks", "atccheck.fix_index",
+                 "atccheck.registry", "atccheck.atc.command", "atccheck.atc.precheck")),
     ("checks", ("atccheck.rules", "atccheck.passes", "atccheck.atc.lint", "atccheck.atc")),
     ("engine", ("atccheck.engine", "atccheck.gears", "atccheck.catalogue")),
     ("pipeline", ("atccheck.fixing",)),
@@ -66,7 +66,7 @@ FORBIDDEN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("atccheck.rules", "atccheck.atc.lint", ()),
     ("atccheck.passes", "atccheck.rules", ()),
     ("atccheck.passes", "atccheck.atc.lint", ()),
-    ("atccheck.atc.lint", "atccheck.rules", ("atccheck.rules.base",)),
+    ("atccheck.atc.lint", "atccheck.rules", ()),
     ("atccheck.atc.lint", "atccheck.passes", ()),
 )
 

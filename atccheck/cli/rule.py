@@ -17,9 +17,9 @@ from atccheck.cli.options import error_boundary
 @error_boundary
 def rule_command(name_or_code, show_all, fmt):
     """Print the documentation of the rule NAME_OR_CODE (unsupported-op, AC101), or --all rules."""
+    from atccheck.catalogue import catalogue, find_rule
     from atccheck.errors import UsageError
     from atccheck.rule_docs import catalogue_page, rule_page, rule_text
-    from atccheck.rules import catalogue, find_rule
     from atccheck.target import closest
 
     if show_all == bool(name_or_code):
