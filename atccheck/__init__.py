@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy loader below returns, visible to type checkers
-    from atccheck.engine import check
+    from atccheck.api import check
     from atccheck.findings import Finding, Severity
     from atccheck.fixing.pipeline import FixOutcome, fix
     from atccheck.report import Report
@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "check", "fix", "Report", "Finding", "Severity", "FixOutcome"]
 
 _LAZY = {
-    "check": ("atccheck.engine", "check"),
+    "check": ("atccheck.api", "check"),
     "Report": ("atccheck.report", "Report"),
     "Finding": ("atccheck.findings", "Finding"),
     "Severity": ("atccheck.findings", "Severity"),

@@ -13,19 +13,15 @@ from atccheck.findings import Finding, FixSuggestion, Location
 from atccheck.fixlinks import with_fix
 from atccheck.model.folding import fold_shapes
 from atccheck.model.graph import GraphIndex
+from atccheck.model.input_shape import parse_input_shapes, validate_input_shapes
 from atccheck.model.loading import LoadedModel, load_model
-from atccheck.model.shapes import (
-    ShapeIndex,
-    infer_shapes,
-    parse_input_shapes,
-    validate_input_shapes,
-)
+from atccheck.model.shapes import ShapeIndex, infer_shapes
 from atccheck.report import Report, ShapeSummary, SymbolicDim
 from atccheck.rules import Rule, all_rules, rule_matches
 from atccheck.rules.internal_error import InternalError
 from atccheck.rules.malformed_attribute import MalformedAttribute
 from atccheck.tables import Tables, tables
-from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target, resolve_target
+from atccheck.target import Target
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -212,38 +208,3 @@ def check_prepared(
 
     report.atc_command = command_for_report(report)
     return report
-
-
-def check(
-    model: "str | os.PathLike[str] | onnx.ModelProto",
-    soc: str,
-    cann: str = DEFAULT_PROFILE,
-    input_shapes: str | InputShapes | None = None,
-    precision_mode: str = DEFAULT_PRECISION_MODE,
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    device_memory: int | None = None,
-    dynamic_batch: "str | Sequence[int] | None" = None,
-    dynamic_image_size: "str | Sequence[Sequence[int]] | None" = None,
-    dynamic_dims: "str | Sequence[Sequence[int]] | None" = None,
-) -> Report:
-    """Check a model (path or ModelProto) for one chip; never reads external weights.
-
-    A gear option (at most one, the values as ``atc-cmd`` takes them) checks the model as ATC
-    builds it: one static graph per gear, -1 in ``input_shapes`` marking the gear axes.
-
-    Raises :class:`atccheck.errors.InputError` for an unreadable model and
-    :class:`atccheck.errors.UsageError` for option values atccheck cannot use.
-    """
-    from atccheck.atc.command import resolve_gears
-    from atccheck.gears import check_geared, prepare_gears
-
-    target = resolve_target(soc, cann, precision_mode)
-    options = {"device_memory": device_memory} if device_memory else None
-    gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
-    if gears is not None:
-        return check_geared(prepare_gears(model, gears, input_shapes), target, select=select, ignore=ignore,
-                            options=options)
-    prepared = prepare(model, input_shapes)
-    return check_prepared(prepared, target, select=select, ignore=ignore, options=options)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import onnx
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.fixing.verify import ModelSource, check_graph, compare, make_inputs, run_model
 from atccheck.passes.base import FixPass, PassContext, PassResult
 from atccheck.target import resolve_target

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
+from atccheck.api import check
 from atccheck.catalogue import catalogue
-from atccheck.engine import check
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
 from atccheck.fixlinks import FixLink, fix_for, index_text, named_links, with_fix
 from atccheck.passes import all_passes

@@ -498,7 +498,7 @@ def test_a_written_model_onnxruntime_cannot_load_is_not_called_fixed(tmp_path, v
 
 
 def test_before_counts_use_the_given_input_shape():
-    from atccheck.engine import check
+    from atccheck.api import check
 
     model = dynamic_convnet()
     outcome = fix(model, soc="Ascend310P3", input_shapes="x:2,3,16,16", write=False)

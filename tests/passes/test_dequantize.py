@@ -9,7 +9,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.fixing.pipeline import PassStatus, fix
 from atccheck.fixing.verification import compare_cosine
 from atccheck.passes.dequantize import HANDLED, Dequantize

@@ -5,8 +5,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
-from atccheck.model.shapes import parse_input_shapes
+from atccheck.api import check
+from atccheck.model.input_shape import parse_input_shapes
 from builders import init, make_model, single_op_model, tensor_input
 
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from atccheck.atc.facts import PARSER_SOURCE, FlagInfo, valid_soc_names
 from atccheck.atc.lint.parse import Occurrence, ParsedCommand
-from atccheck.atc.spec import Problem, ShapeEntry, check_names_and_ranks, model_inputs, parse_input_shape
 from atccheck.findings import Finding, Location, Severity
+from atccheck.model.input_shape import Problem, ShapeEntry, check_names_and_ranks, model_inputs, parse_input_shape
 from atccheck.target import known_invalid_soc
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atccheck.atc.lint.rule import CommandRule
-from atccheck.atc.spec import model_inputs
 from atccheck.findings import Severity
+from atccheck.model.input_shape import model_inputs
 from atccheck.registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
