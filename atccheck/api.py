@@ -19,7 +19,9 @@ from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, resolve_tar
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-__all__ = ["check"]
+    from atccheck.fixing.pipeline import fix
+
+__all__ = ["check", "fix"]
 
 
 def check(
@@ -56,3 +58,12 @@ def check(
     prepared = prepare(model, input_shapes)
     return check_prepared(prepared, target, select=select, ignore=ignore, options=options)
 
+
+def __getattr__(name: str) -> object:
+    """``fix``: the fix pipeline's front door, imported when first asked for (check never needs it)."""
+    if name == "fix":
+        from atccheck.fixing.pipeline import fix
+
+        globals()["fix"] = fix
+        return fix
+    raise AttributeError(f"module 'atccheck.api' has no attribute {name!r}")

@@ -47,7 +47,7 @@ PACKAGE = "atccheck"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("atccheck", "atccheck.errors", "atccheck.findings", "atccheck.domains", "atccheck.atc.shell")),
     ("tables", ("atccheck.tables", "atccheck.target", "atccheck.atc.facts")),
-    ("model", ("atccheck.model", "atccheck.fileio", "atccheck.atc.spec")),
+    ("model", ("atccheck.model", "atccheck.fileio", "atccheck.numerics", "atccheck.atc.spec")),
     ("context", ("atccheck.context", "atccheck.lookup", "atccheck.report", "atccheck.fixlinks", "atccheck.fix_index",
                  "atccheck.registry", "atccheck.atc.command", "atccheck.atc.precheck")),
     ("checks", ("atccheck.rules", "atccheck.passes", "atccheck.atc.lint", "atccheck.atc")),

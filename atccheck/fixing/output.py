@@ -21,7 +21,7 @@ from atccheck.model.files import EXTERNAL_DATA_THRESHOLD, FIXED_MODEL_SUFFIX, IN
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.fixing.verification import State
+    from atccheck.fixing.state import State
 
 OUTPUT_SUFFIX = FIXED_MODEL_SUFFIX
 

@@ -39,7 +39,7 @@ from atccheck.passes._graph import (
     prune_initializers,
     shapes_of,
 )
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -379,7 +379,7 @@ class Rewriter:
                 edits[index] = outcome
                 self.rewritten.append(site.label)
             elif isinstance(outcome, str):
-                self.notes.append(f"{node.op_type} '{site.label}' left as is: {outcome}")
+                self.notes.append(left(f"{node.op_type} '{site.label}' left as is: {outcome}", site.label))
         if edits:
             _splice(graph, edits)
 

@@ -9,11 +9,12 @@ runs only with ``--unsafe-fixes``). ``run`` works on a copy the pipeline hands i
 when the pass declares ``copy_input = False``: it must then leave it unchanged) and returns
 :class:`PassResult`; returning ``modified=False`` means "nothing to do here".
 
-The pipeline (``atccheck/fixing/pipeline.py``) runs only the passes whose rules fired, in ``ORDER``,
-then verifies every step (``atccheck/fixing/verification.py``): ``onnx.checker`` full check, onnxruntime outputs against the model
-the pass was handed, and the rules again. A step that fails is rolled back. A step is
-accepted when every output element satisfies ``|new - old| <= tolerance + rtol * |old|``
-(integer and bool outputs must match exactly).
+The pipeline (``atccheck/fixing/pipeline.py``) runs only the passes a finding calls for, in
+``ORDER``, then verifies every step (``atccheck/fixing/verifier.py``): ``onnx.checker`` full
+check, onnxruntime outputs against the model the pass was handed, and the rules again. A step
+that fails is rolled back. A step is accepted when its outputs pass the comparison the pass
+declares (``comparison``; by default every element within ``tolerance + rtol * |old|``, integer
+and bool outputs exactly).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from atccheck.fixlinks import FixLink
+from atccheck.numerics import Allclose, Cosine, Judge
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -46,7 +48,8 @@ ORDER = (
 )
 
 
-__all__ = ["ORDER", "FixLink", "FixPass", "PassContext", "PassResult", "register_pass", "registered_passes"]
+__all__ = ["ORDER", "Allclose", "Cosine", "FixLink", "FixPass", "Note", "PassContext", "PassResult", "left", "register_pass",
+           "registered_passes"]
 
 
 @dataclass(frozen=True)
@@ -63,11 +66,41 @@ class PassContext:
     context: "CheckContext | None" = None
 
 
+class Note(str):
+    """One line of what a pass did, for the report, and what the fix pipeline reads in it.
+
+    A plain string is a note too. ``left`` marks a note that says why the pass left something
+    as it was (``left as is: ...``): fix shows those beside a finding the pass did not remove.
+    ``about`` names the nodes or inputs it speaks of, so the most specific notes come first.
+    """
+
+    left: bool
+    about: tuple[str, ...]
+
+    def __new__(cls, text: str, *, left: bool = False, about: tuple[str, ...] = ()) -> "Note":
+        note = super().__new__(cls, text)
+        note.left = left
+        note.about = tuple(about)
+        return note
+
+    def __reduce__(self) -> tuple:
+        return (_note, (str(self), self.left, self.about))
+
+
+def _note(text: str, left: bool, about: tuple[str, ...]) -> Note:
+    return Note(text, left=left, about=about)
+
+
+def left(text: str, *about: str) -> Note:
+    """A note saying why the pass left something as it was, about these nodes or inputs."""
+    return Note(text, left=True, about=about)
+
+
 @dataclass
 class PassResult:
     model: "onnx.ModelProto"
     modified: bool
-    notes: list[str] = field(default_factory=list)  # what it did, for the report ("3 Gelu nodes")
+    notes: list[str] = field(default_factory=list)  # what it did ("3 Gelu nodes"): strings or Notes
 
 
 class FixPass:
@@ -79,12 +112,21 @@ class FixPass:
     # a named link matches names this pass as its fix; any link that matches makes the pass run.
     answers: ClassVar[tuple[FixLink, ...]] = ()
     safe: ClassVar[bool] = True
-    tolerance: ClassVar[float] = 1e-5  # absolute error allowed against the outputs before the pass
-    rtol: ClassVar[float] = 1e-5  # plus this fraction of the old value's magnitude (allclose-style)
+    # How fix judges the outputs of the pass's result against the model before it (atccheck.numerics).
+    # By default Allclose(tolerance, rtol): the absolute error allowed, plus this fraction of the old
+    # value's magnitude; a pass that changes numerics by design declares another (Cosine(0.99)).
+    comparison: ClassVar[Judge]
+    tolerance: ClassVar[float] = 1e-5
+    rtol: ClassVar[float] = 1e-5
     # False: run() never changes the model it is handed (it builds its result apart), so the
     # pipeline hands it the current model itself instead of a copy (a copy of a 100 MB model
     # costs about 0.08 s).
     copy_input: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "comparison" not in cls.__dict__:
+            cls.comparison = Allclose(cls.tolerance, cls.rtol)
 
     def answered(self, findings: Sequence["Finding"]) -> list["Finding"]:
         """The findings this pass answers (any of its links matches)."""

@@ -9,7 +9,7 @@ from atccheck.domains import AI_ONNX, STANDARD_DOMAINS, is_standard
 from atccheck.lookup import lookup_score
 from atccheck.model.schema import attribute_type_mismatches, onnx_schema
 from atccheck.passes._graph import Names, iter_graphs, opset_of
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -368,6 +368,6 @@ def _blocked_notes(candidates: list[Candidate]) -> list[str]:
     failures = [c for c in candidates if c.failure]
     if failures:
         first = failures[0]
-        notes.append(f"opset {first.opset} left out of reach" + (f" (and {len(failures) - 1} more)" if len(failures) > 1
-                     else "") + f": {first.failure}")
+        notes.append(left(f"opset {first.opset} left out of reach" + (f" (and {len(failures) - 1} more)"
+                          if len(failures) > 1 else "") + f": {first.failure}"))
     return notes

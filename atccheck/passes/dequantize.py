@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import Cosine, FixLink, FixPass, PassContext, PassResult, left as note_left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -112,10 +112,7 @@ class Dequantize(FixPass):
                                                       "dtype-not-supported") for op in sorted(HANDLED)),
     )
     safe = False
-    # judged by cosine similarity per output (fixing/verification.py), not elementwise
-    min_cosine: ClassVar[float] = 0.99
-    tolerance = float("inf")
-    rtol = 0.0
+    comparison = Cosine(0.99)  # judged by each output's cosine similarity, not elementwise
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         work = _Dequantizer(model)
@@ -171,9 +168,10 @@ class _Dequantizer:
                 self.counts[node.op_type] = self.counts.get(node.op_type, 0) + 1
                 continue
             if isinstance(left, str):
-                self.notes.append(f"left as is: {node.op_type} '{node.name}': {left}")
+                self.notes.append(note_left(f"left as is: {node.op_type} '{node.name}': {left}", node.name))
             elif node.op_type in NOT_HANDLED or (node.op_type in HANDLED and node.op_type not in QUANTIZE):
-                self.notes.append(f"left as is: {node.op_type} '{node.name}': no float rewrite for it here")
+                self.notes.append(note_left(f"left as is: {node.op_type} '{node.name}': no float rewrite for it here",
+                                            node.name))
             self.out.append(node)
         if not self.changed:
             return

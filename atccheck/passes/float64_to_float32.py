@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -45,8 +45,8 @@ class Float64ToFloat32(FixPass):
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         too_big = _beyond_float32(model)
         if too_big:
-            return PassResult(model, False, [f"left as is: constant '{too_big}' holds values beyond float32's range "
-                                             "(3.4e38); the model needs float64 there"])
+            return PassResult(model, False, [left(f"left as is: constant '{too_big}' holds values beyond float32's "
+                                                  "range (3.4e38); the model needs float64 there", too_big)])
         counts = {"tensors": 0, "nodes": 0}
         interface = [f"input '{vi.name}'" for vi in model.graph.input if _is_double(vi.type)]
         interface += [f"output '{vi.name}'" for vi in model.graph.output if _is_double(vi.type)]

@@ -8,7 +8,7 @@ from atccheck.domains import STANDARD_DOMAINS
 from atccheck.model.schema import input_names
 from atccheck.passes._graph import Names, iter_graphs, opset_of, shapes_of
 from atccheck.passes._repairs import remove_dead_nodes
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -74,7 +74,7 @@ class FoldResizeScales(FixPass):
                     try:
                         array = fold(value, index, shapes, opset)
                     except NotFoldable as exc:
-                        notes.append(f"Resize '{label}' input {formal[pos]} left as is: {exc}")
+                        notes.append(left(f"Resize '{label}' input {formal[pos]} left as is: {exc}", label))
                         continue
                     tensor = numpy_helper.from_array(array, names.fresh(f"{label}/{formal[pos]}"))
                     graph.initializer.append(tensor)

@@ -2,8 +2,9 @@
 
 Each applied pass makes a :class:`State` (the model after it, its report, its parent). The
 :class:`Verifier` checks each state against its parent in order: ``onnx.checker`` full check,
-then a structural proof (only names and shape annotations changed) or onnxruntime outputs
-against the model before the step, within the pass's tolerance. The reference run of the
+then a structural proof (``proof``: only names and shape annotations changed) or onnxruntime
+outputs (``runtime``) against the model before the step, judged by the comparison the pass
+declares (``numerics``). The reference run of the
 original model starts first, beside the first check. :func:`summarize` turns the verdicts of
 the final chain into the outcome's :class:`~atccheck.fixing.outcome.Verification`.
 """
@@ -13,19 +14,34 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from atccheck.errors import one_line
+from atccheck.fixing.inputs import Inputs, fitted
 from atccheck.fixing.outcome import DISABLED, PROVED, TESTED, UNVERIFIED, PassOutcome, Verification
-from atccheck.fixing.verify import Inputs
-from atccheck.passes.base import FixPass
-from atccheck.report import Report
+from atccheck.fixing.proof import same_computation
+from atccheck.fixing.runtime import (
+    LoadError,
+    ModelSource,
+    RunError,
+    RunTimeout,
+    check_graph,
+    evaluate,
+    run_model,
+    run_or_evaluate,
+    runtime_load_error,
+    terminate_runs,
+)
+from atccheck.fixing.state import State
+from atccheck.model.files import INLINE_LIMIT, approx_size
+from atccheck.numerics import Allclose
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.fixing.verify import Comparison, ModelSource, Outputs
+    from atccheck.numerics import Comparison, Outputs
 
 
 @dataclass
@@ -52,30 +68,6 @@ class Reference:
     evaluator: str | None = None  # why onnxruntime could not load the original, which onnx.reference ran
 
 
-@dataclass
-class State:
-    serial: int
-    model: "onnx.ModelProto"
-    report: Report
-    parent: "State | None" = None
-    step: PassOutcome | None = None
-    pass_cls: type[FixPass] | None = None
-    job: "Future[Verdict] | None" = None
-    # the serialization the worker made for onnxruntime (None when it made none), as soon as it
-    # exists: the output can be staged from it while the run is still going
-    serialized: "Future[bytes | None]" = field(default_factory=Future)
-
-    def lineage(self) -> list[State]:
-        """The states from the start of the pipeline up to this one, oldest first."""
-        chain: list[State] = []
-        node: State | None = self
-        while node is not None:
-            chain.append(node)
-            node = node.parent
-        chain.reverse()
-        return chain
-
-
 class Verifier:
     """One worker thread that checks each step in order while the pipeline goes on."""
 
@@ -91,15 +83,6 @@ class Verifier:
         self.reference = self.pool.submit(self._reference, model, path)
 
     def _reference(self, model: "onnx.ModelProto", path: Path | None) -> Reference:
-        from atccheck.fixing.verify import (
-            LoadError,
-            ModelSource,
-            RunError,
-            RunTimeout,
-            check_graph,
-            one_line,
-            run_model,
-        )
 
         checker_error = check_graph(model)
         if not self.enabled:
@@ -164,7 +147,6 @@ class Verifier:
                 state.serialized.set_result(None)
 
     def _verify_unguarded(self, state: State) -> Verdict:
-        from atccheck.fixing.verify import ModelSource, RunError, check_graph, compare, same_computation
 
         assert self.reference is not None and state.parent is not None and state.pass_cls is not None
         reference = self.reference.result()
@@ -204,13 +186,8 @@ class Verifier:
         except RunError as exc:
             source.release()
             return Verdict(False, reason=str(exc))
-        cls = state.pass_cls
-        min_cosine = getattr(cls, "min_cosine", None)
-        if min_cosine is not None:  # a pass that changes numerics by design (dequantize)
-            comparison = compare_cosine(parent_outputs, outputs, min_cosine)
-        else:
-            comparison = compare(parent_outputs, outputs, cls.tolerance, cls.rtol)
-        cumulative = compare(original, outputs, math.inf, math.inf)
+        comparison = state.pass_cls.comparison.judge(parent_outputs, outputs)  # what the pass declares
+        cumulative = Allclose(math.inf, math.inf).judge(original, outputs)
         if parent_verdict is not None:
             parent_verdict.data = None  # only the newest serialization may be written
         data = source.data
@@ -220,108 +197,10 @@ class Verifier:
         return Verdict(True, TESTED, None, comparison, cumulative, outputs, data, original, proved_chain=False)
 
     def close(self) -> None:
-        from atccheck.fixing.verify import terminate_runs
 
         self.pool.shutdown(wait=False, cancel_futures=True)
         terminate_runs()  # a run still going is one nobody waits for (an interrupt, an error)
         self.pool.shutdown(wait=True)
-
-
-# onnxruntime lacks kernels for some dtypes (float64 Conv): models up to these sizes then run in
-# onnx's reference evaluator (numpy, slow) so that their rewrites are still compared.
-EVALUATOR_MAX_NODES = 2000
-EVALUATOR_MAX_BYTES = 64 * 2**20
-
-
-def evaluate(model: "onnx.ModelProto", inputs: Inputs) -> "list[Outputs] | None":
-    """Outputs of every input set from ``onnx.reference``, or None (too large, or it fails too)."""
-    import numpy as np
-
-    from atccheck.fixing.verify import approx_size
-
-    if len(model.graph.node) > EVALUATOR_MAX_NODES or approx_size(model) > EVALUATOR_MAX_BYTES:
-        return None
-    try:
-        from onnx.reference import ReferenceEvaluator
-
-        evaluator = ReferenceEvaluator(model)
-        names = [o.name for o in model.graph.output]
-        return [dict(zip(names, (np.asarray(v) for v in evaluator.run(None, feeds)))) for feeds in inputs.sets]
-    except Exception:  # an op or dtype the reference evaluator lacks too
-        return None
-
-
-def run_or_evaluate(source: "ModelSource", model: "onnx.ModelProto", inputs: Inputs) -> "list[Outputs]":
-    """onnxruntime's outputs, or onnx.reference's when onnxruntime cannot load a small model."""
-    from atccheck.fixing.verify import LoadError, run_model
-
-    try:
-        return run_model(source, inputs)
-    except LoadError:
-        evaluated = evaluate(model, inputs)
-        if evaluated is None:
-            raise
-        return evaluated
-
-
-def fitted(inputs: Inputs, model: "onnx.ModelProto") -> Inputs:
-    """The inputs with float arrays cast to the float type the model's inputs now declare.
-
-    A pass may change an input's float type (float64-to-float32); the same values, rounded,
-    are fed to the new model. Other changes of type are left for onnxruntime to refuse.
-    """
-    import numpy as np
-    import onnx
-
-    declared = {vi.name: vi.type.tensor_type.elem_type for vi in model.graph.input
-                if vi.type.WhichOneof("value") == "tensor_type"}
-    changes: dict[str, "np.dtype"] = {}
-    for feeds in inputs.sets:
-        for name, array in feeds.items():
-            elem = declared.get(name)
-            if not elem or not np.issubdtype(array.dtype, np.floating):
-                continue
-            dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem))
-            if dtype != array.dtype and np.issubdtype(dtype, np.floating):
-                changes[name] = dtype
-    if not changes:
-        return inputs
-    sets = [{k: (v.astype(changes[k]) if k in changes else v) for k, v in feeds.items()} for feeds in inputs.sets]
-    return Inputs(sets, inputs.labels, inputs.shapes)
-
-
-def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]", minimum: float) -> "Comparison":
-    """Each float output's cosine similarity with the reference's must reach ``minimum``.
-
-    For passes that change numerics on purpose (dequantizing an int8 model): the elementwise
-    errors are reported too, but the verdict is the direction of each output as a whole.
-    Integer and bool outputs must match exactly; NaN or infinity anywhere fails.
-    """
-    import numpy as np
-
-    from atccheck.fixing.verify import Comparison, compare
-
-    loose = compare(reference, candidate, math.inf, math.inf)
-    if not loose.ok:  # with infinite tolerances: a missing output, a shape change, NaN or infinity
-        return loose
-    for ref_set, new_set in zip(reference, candidate):
-        for name, ref in ref_set.items():
-            new = new_set[name]
-            if ref.size == 0:
-                continue
-            if not np.issubdtype(ref.dtype, np.floating):
-                if not np.array_equal(ref, new):
-                    return Comparison(False, loose.max_abs, loose.max_rel, name,
-                                      f"output '{name}' ({ref.dtype}) changed")
-                continue
-            a, b = ref.astype(np.float64).ravel(), new.astype(np.float64).ravel()
-            norms = float(np.linalg.norm(a) * np.linalg.norm(b))
-            cosine = float(a @ b) / norms if norms > 0 else (1.0 if not a.any() and not b.any() else 0.0)
-            if cosine < minimum:
-                return Comparison(False, loose.max_abs, loose.max_rel, name,
-                                  f"output '{name}' has cosine similarity {cosine:.4f} with the model before, below "
-                                  f"{minimum:g}")
-    return Comparison(True, loose.max_abs, loose.max_rel, loose.worst_output)
 
 
 def record_verdict(record: PassOutcome, verdict: Verdict) -> None:
@@ -365,43 +244,6 @@ def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State]
                         dropped=reference.dropped if reference is not None else None)
 
 
-def runtime_load_error(
-    model: "onnx.ModelProto | None", path: Path | None, as_users_load_it: bool = False
-) -> str | None:
-    """Why onnxruntime cannot load a model (from ``path`` when given, else ``model``), or None.
-
-    ``as_users_load_it``: with graph optimizations on (onnxruntime's basic level, constant
-    folding and the redundant-node removals, prepacking off to keep it quick), as a user's
-    ``InferenceSession(path)`` loads it: optimizations resolve the graph again, inferring the
-    types of If/Loop branches with the now-known shapes, which the verification sessions
-    (optimizations off) never do. Otherwise with the verification's own options.
-    """
-    from atccheck.fixing.verify import LoadError, ModelSource, RunError, one_line, run_model
-
-    source = ModelSource(path=path) if path is not None else ModelSource(model)
-    try:
-        if as_users_load_it:
-            import onnxruntime as ort
-
-            options = ort.SessionOptions()
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-            options.log_severity_level = 4
-            options.add_session_config_entry("session.disable_prepacking", "1")
-            try:
-                ort.InferenceSession(source.payload, options, providers=["CPUExecutionProvider"])
-            except Exception as exc:
-                return f"onnxruntime cannot load the model with graph optimizations on: {one_line(exc)}"
-            return None
-        run_model(source, Inputs([], []))  # a session is made; no input set is run
-    except LoadError as exc:
-        return str(exc)
-    except RunError:  # pragma: no cover - no set is run
-        return None
-    finally:
-        source.release()
-    return None
-
-
 class LoadCheck:
     """The written model's load check, started on a thread as soon as a final candidate is staged.
 
@@ -417,7 +259,6 @@ class LoadCheck:
         self.future: "Future[str | None] | None" = None
 
     def start(self, state: State) -> None:
-        from atccheck.fixing.verify import INLINE_LIMIT, approx_size
 
         if state.job is not None and not _has_subgraphs(state.model):
             return  # its verification loads it (when that runs onnxruntime); result() decides
