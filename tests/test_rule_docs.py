@@ -14,11 +14,6 @@ def load_generator():
     return module
 
 
-def test_committed_rule_pages_match_the_docstrings():
-    stale = load_generator().differences(PROJECT / "docs" / "rules")
-    assert not stale, f"run 'python tools/build_rule_docs.py'; stale or missing: {stale}"
-
-
 def test_generator_writes_and_removes_pages(tmp_path):
     generator = load_generator()
     (tmp_path / "removed-rule.md").write_text("old")

@@ -36,6 +36,8 @@ class Profile:
     field_sources: Mapping[str, str] = field(hash=False, compare=False)
     # Why an opset kept apart as unverified is not an error for this profile (None: none are kept apart).
     unverified_basis: str | None = None
+    # The profile the CLI and the library use when none is given (exactly one is).
+    default: bool = False
 
 
 @dataclass(frozen=True)
