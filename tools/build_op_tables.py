@@ -115,6 +115,8 @@ LIMIT_KERNELS = {e["name"]: e["kernel"] for e in curated("limits") if "kernel" i
 FLAG_VALUE_ERRORS = curated("flag_value_errors")[0]
 FLAG_OVERRIDES = curated("flag_overrides")
 UNDOCUMENTED_ATC_FLAGS = tuple((e["flag"], e["type"]) for e in curated("undocumented_atc_flags"))
+# Op facts written as they appear in op_facts.json: a new kind of fact needs no code here.
+OP_FACTS = curated("op_facts")
 
 
 def load(reference: Path, name: str) -> Any:
@@ -600,6 +602,10 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
         entry["source"] = source
         entries.append(entry)
 
+    for item in OP_FACTS:
+        add(item["kind"], item["op"], item["profiles"], item["source"], attr=item.get("attr"),
+            values=item.get("values"), absent=item.get("absent"), when=item.get("when"), opsets=item.get("opsets"),
+            params=item.get("params"), note=item.get("note"), severity=item.get("severity", "warning"))
     for item in IGNORED_ATTRS:
         add("ignored-attr", item["op"], item["profiles"], item["source"], attr=item["attr"],
             values=item.get("values"), absent=item.get("absent", False), when=item.get("when"), note=item["note"],

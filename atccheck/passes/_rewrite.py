@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import onnx
 
+    from atccheck.findings import Finding
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import ShapeIndex, TensorInfo
 
@@ -238,9 +239,11 @@ class Rewriter:
         self.rewritten: list[str] = []
         self._shapes: "ShapeIndex | None" = None
         self._graph_index: "GraphIndex | None" = None
-        self.requested = {
-            (f.location.graph, f.location.node) for f in ctx.findings if f.fix.pass_name == pass_name
-        }
+        self.asked: dict[tuple[str, str | None], list[Finding]] = {}
+        for f in ctx.findings:
+            if f.fix.pass_name == pass_name:
+                self.asked.setdefault((f.location.graph, f.location.node), []).append(f)
+        self.requested = set(self.asked)
 
     # ---- facts about the model and the target
 
@@ -338,6 +341,11 @@ class Rewriter:
     def requested_here(self, site: Site) -> bool:
         """A finding at this node named this pass as its fix."""
         return (site.path, site.label) in self.requested
+
+    def findings_at(self, site: Site) -> list[Finding]:
+        """The findings at this node that name this pass as their fix: what a pass reads its parameters
+        from (the rule put them in ``data``)."""
+        return self.asked.get((site.path, site.label), [])
 
     def wanted(self, site: Site) -> bool:
         """Rewrite the node when the profile lacks it at the model opset or a finding asks for it."""
