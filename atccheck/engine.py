@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.domains import STANDARD_DOMAINS
-from atccheck.findings import Finding, FixSuggestion, Location
+from atccheck.findings import Finding, Location
 from atccheck.fixlinks import with_fix
 from atccheck.model.folding import fold_shapes
 from atccheck.model.graph import GraphIndex
@@ -81,14 +81,10 @@ def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterab
 def _internal_error(rule: type[Rule], where: Location, exc: Exception) -> Finding:
     """A rule that could not run is an error: a check that skipped part of the model must not pass."""
     place = f"node '{where.node}'" if where.node else "the model"
-    return Finding(
-        code=InternalError.code,
-        name=InternalError.name,
-        severity=InternalError.severity,
-        message=f"rule {rule.name} could not check {place}: {type(exc).__name__}: {_one_line(exc)}",
-        location=where,
+    return InternalError.make_finding(
+        where,
+        f"rule {rule.name} could not check {place}: {type(exc).__name__}: {_one_line(exc)}",
         hint="report this model to the atccheck maintainers; the other rules ran",
-        fix=FixSuggestion.manual(),
         source="atccheck",
         data={"rule": rule.name, "exception": type(exc).__name__},
     )
@@ -98,15 +94,11 @@ def _malformed(node: NodeContext) -> Finding:
     """Attributes whose type is not the one the ONNX schema declares: the model is not valid ONNX."""
     problems = "; ".join(f"'{name}' is {got} where the ONNX schema of {node.op_type} (opset {node.opset}) "
                          f"declares {want}" for name, got, want in node.malformed_attrs)
-    return Finding(
-        code=MalformedAttribute.code,
-        name=MalformedAttribute.name,
-        severity=MalformedAttribute.severity,
-        message=f"attribute {problems}; onnx.checker rejects the model, and what ATC's parser makes of it is "
-                "unknown, so the rules checked the node without it",
-        location=node.location,
+    return MalformedAttribute.make_finding(
+        node.location,
+        f"attribute {problems}; onnx.checker rejects the model, and what ATC's parser makes of it is "
+        "unknown, so the rules checked the node without it",
         hint="re-export the model or fix the attribute's type",
-        fix=FixSuggestion.manual(),
         source="onnx operator schemas (onnx.defs)",
         data={"attributes": [name for name, _, _ in node.malformed_attrs]},
     )

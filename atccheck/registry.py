@@ -14,9 +14,9 @@ import inspect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from atccheck.findings import Severity
+from atccheck.findings import Finding, FixSuggestion, Location, Severity
 
 CODE_PATTERN = re.compile(r"^AC\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -45,6 +45,26 @@ class Documented:
     kind: ClassVar[str]  # model, atc-command or engine
     # Earlier names that still find the rule (``atccheck rule OLD-NAME``).
     aliases: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def make_finding(cls, location: Location, message: str, *, hint: str, source: str, atc_error: str | None = None,
+                     severity: Severity | None = None, data: Mapping[str, Any] | None = None,
+                     fix_hint: str | None = None) -> Finding:
+        """A finding of this entry, with its code, name and default severity, naming no fix (the check
+        engine attaches the pass that answers a model finding)."""
+        return Finding(
+            code=cls.code,
+            name=cls.name,
+            severity=severity or cls.severity,
+            message=message,
+            location=location,
+            hint=hint,
+            fix=FixSuggestion.manual(),
+            source=source,
+            atc_error=atc_error,
+            data=data or {},
+            fix_hint=fix_hint,
+        )
 
     @classmethod
     def validate(cls) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from atccheck.context import CheckContext, NodeContext
-from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.findings import Finding, Location, Severity
 from atccheck.registry import DOC_HEADINGS, Documented, RuleDocs, register, registered_rules
 
 __all__ = ["DOC_HEADINGS", "EngineFinding", "Rule", "RuleDocs", "register", "registered_rules"]
@@ -76,19 +76,8 @@ class Rule(Documented):
             location = where
         else:
             location = Location()
-        return Finding(
-            code=self.code,
-            name=self.name,
-            severity=severity or self.severity,
-            message=message,
-            location=location,
-            hint=hint,
-            fix=FixSuggestion.manual(),
-            source=source,
-            atc_error=atc_error,
-            data=data or {},
-            fix_hint=fix_hint,
-        )
+        return self.make_finding(location, message, hint=hint, source=source, atc_error=atc_error, severity=severity,
+                                 data=data, fix_hint=fix_hint)
 
 
 class EngineFinding(Documented):

@@ -88,6 +88,11 @@ class CommandContext:
         self.collector.add(rule, option, message, hint=hint, line=self.cmd.line if line is None else line,
                            source=source, atc_error=atc_error, severity=severity, data=data)
 
+    def report_problem(self, rule: type[CommandRule], problem: Problem, hint: str, message: str | None = None) -> None:
+        """A broken ATC rule (``atccheck.model.input_shape`` / ``atccheck.atc.spec``) as a finding of ``rule``."""
+        self.report(rule, problem.option, message or problem.message, hint=hint, atc_error=problem.atc_error,
+                    source=problem.source)
+
     @property
     def onnx_model(self) -> bool:
         """The model is ONNX: given, or named by the lint or by ``--model`` with an .onnx path."""

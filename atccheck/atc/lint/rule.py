@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from atccheck.findings import Finding, FixSuggestion, Location, Severity
+from atccheck.findings import Finding, Location, Severity
 from atccheck.registry import Documented
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,15 +79,5 @@ class CommandRule(Documented):
         severity: Severity | None = None,
         data: Mapping[str, Any] | None = None,
     ) -> Finding:
-        return Finding(
-            code=cls.code,
-            name=cls.name,
-            severity=severity or cls.severity,
-            message=message,
-            location=location,
-            hint=hint,
-            fix=FixSuggestion.manual(),
-            source=source,
-            atc_error=atc_error,
-            data=data or {},
-        )
+        return cls.make_finding(location, message, hint=hint, source=source, atc_error=atc_error, severity=severity,
+                                data=data)

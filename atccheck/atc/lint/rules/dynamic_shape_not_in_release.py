@@ -54,6 +54,4 @@ class DynamicShapeNotInRelease(CommandRule):
         complete, problems = dynamic_shape_problems(ctx)
         for problem in problems:
             if problem.kind == "dynamic-shape-release":
-                ctx.report(cls, problem.option, problem.message,
-                           hint=f"give static shapes, or gears ({gear_option_for(complete)})",
-                           atc_error=problem.atc_error, source=problem.source)
+                ctx.report_problem(cls, problem, f"give static shapes, or gears ({gear_option_for(complete)})")

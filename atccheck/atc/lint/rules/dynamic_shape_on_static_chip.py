@@ -55,6 +55,4 @@ class DynamicShapeOnStaticChip(CommandRule):
         complete, problems = dynamic_shape_problems(ctx)
         for problem in problems:
             if problem.kind == "dynamic-shape":
-                ctx.report(cls, problem.option, problem.message,
-                           hint=f"give static shapes, or gears ({gear_option_for(complete)})",
-                           atc_error=problem.atc_error, source=problem.source)
+                ctx.report_problem(cls, problem, f"give static shapes, or gears ({gear_option_for(complete)})")

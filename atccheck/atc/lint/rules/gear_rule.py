@@ -71,6 +71,4 @@ class GearRule(CommandRule):
             elif reading.entries:
                 problems += check_gears_against_shape(gears, complete_shapes(reading.entries, ctx.model))
         for problem in problems:
-            ctx.report(cls, problem.option, problem.message,
-                       hint="see the gear rules in docs/atc.md, or let 'atccheck atc-cmd' write the command",
-                       atc_error=problem.atc_error, source=problem.source)
+            ctx.report_problem(cls, problem, "see the gear rules in docs/atc.md, or let 'atccheck atc-cmd' write the command")

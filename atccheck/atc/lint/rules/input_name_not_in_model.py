@@ -48,6 +48,4 @@ class InputNameNotInModel(CommandRule):
     def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
         for problem in ctx.input_shape.names:
             if problem.kind == "input-name":
-                ctx.report(cls, problem.option, problem.message,
-                           hint="use the exact graph input names (initializers excluded)",
-                           atc_error=problem.atc_error, source=problem.source)
+                ctx.report_problem(cls, problem, "use the exact graph input names (initializers excluded)")

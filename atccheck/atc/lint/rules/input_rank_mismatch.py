@@ -44,5 +44,4 @@ class InputRankMismatch(CommandRule):
     def check(cls, cmd: "ParsedCommand", ctx: "CommandContext") -> None:
         for problem in ctx.input_shape.names:
             if problem.kind == "input-rank":
-                ctx.report(cls, problem.option, problem.message, hint="give as many dims as the model input has",
-                           atc_error=problem.atc_error, source=problem.source)
+                ctx.report_problem(cls, problem, "give as many dims as the model input has")

@@ -51,5 +51,4 @@ class InputShapeSyntax(CommandRule):
             value = reading.value or ""
             if index == 0 and ";" not in value and value.count(":") > 1:
                 message += "; entries look separated by ',' instead of ';'"
-            ctx.report(cls, problem.option, message, hint="write \"name:d0,d1,...;name2:...\" with positive integers (-1 for gear axes)",
-                       atc_error=problem.atc_error, source=problem.source)
+            ctx.report_problem(cls, problem, "write \"name:d0,d1,...;name2:...\" with positive integers (-1 for gear axes)", message)
