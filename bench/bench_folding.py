@@ -183,7 +183,7 @@ def depth_rows(label: str, make, depths: list[int], shapes: str, repeats: int) -
 
 
 def same_padding_rows(opsets: list[int]) -> None:
-    from atccheck.engine import check
+    from atccheck.api import check
 
     print("\nsame-padding: 4 timm-style Conv2dSame layers, dynamic H/W exported, checked at x:1,3,65,65, CANN 6.0")
     print(f"{'opset':>5} {'nodes':>6} {'Clip':>5} {'AC311':>6} {'AC304 warn':>10} {'AC304 info':>10} {'AC202':>6}")

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from atccheck.domains import is_standard
 from atccheck.model.graph import attribute_values
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 
@@ -23,9 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
     from atccheck.tables import InferShapeFact, Tables
-
-STANDARD = ("", "ai.onnx")
-
 
 @dataclass(frozen=True)
 class Reading:
@@ -79,7 +77,7 @@ def overrides(model: "onnx.ModelProto", tables: "Tables", profile: str, known: V
     """Static shapes the profile's infer-shape facts give root-graph outputs that are not static yet."""
     found: dict[str, TensorInfo] = {}
     for node in model.graph.node:
-        if node.domain not in STANDARD:
+        if not is_standard(node.domain):
             continue
         fact = tables.infer_shape(node.op_type, profile)
         if fact is None or fact.static not in ("always", "when"):

@@ -34,13 +34,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from atccheck.model.graph import (
-    NONDETERMINISTIC_OPS,
-    SMALL_CONSTANT_ELEMENTS,
-    GraphIndex,
-    attribute_values,
-    node_reads,
-)
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.model.graph import NONDETERMINISTIC_OPS, SMALL_CONSTANT_ELEMENTS, GraphIndex, attribute_values, node_reads
+from atccheck.model.schema import onnx_schema
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,7 +47,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _SUBGRAPH_TYPES = (5, 10)
 # Values up to this many elements are evaluated (shape vectors, masks, small index tensors).
 MAX_FOLD_ELEMENTS = 1 << 16
-STANDARD = ("", "ai.onnx")
 
 
 @dataclass
@@ -190,7 +185,7 @@ class _Folder:
         outputs = [o for o in node.output if o]
         if not outputs or all(o in self.known for o in outputs):
             return
-        if node.domain not in STANDARD or node.op_type in NONDETERMINISTIC_OPS:
+        if node.domain not in STANDARD_DOMAINS or node.op_type in NONDETERMINISTIC_OPS:
             return
         if node.op_type == "Constant":
             value = self.graph.const_value(outputs[0])
@@ -251,11 +246,8 @@ class _Folder:
         """ONNX's inference function for this one node, with the shapes and values known now."""
         from atccheck.model import onnxpb
 
-        domain = node.domain if node.domain not in STANDARD else ""
-        try:
-            schema = _schema(node.op_type, self.opsets.get(domain, self.opset), domain)
-        except Exception:
-            return
+        domain = node.domain if node.domain not in STANDARD_DOMAINS else ""
+        schema = _schema(node.op_type, self.opsets.get(domain, self.opset), domain)
         if schema is None:
             return
         types: dict[str, bytes] = {}
@@ -304,18 +296,10 @@ class _Folder:
         return learnt
 
 
-_SCHEMAS: dict[tuple[str, int, str], Any] = {}
-
-
 def _schema(op_type: str, opset: int, domain: str) -> Any:
-    """The op's schema with an inference function, or None; cached (a graph asks per node)."""
-    key = (op_type, opset, domain)
-    if key not in _SCHEMAS:
-        from atccheck.model import onnxpb
-
-        schema = onnxpb.get_schema(op_type, opset, domain)
-        _SCHEMAS[key] = schema if schema.has_type_and_shape_inference_function else None
-    return _SCHEMAS[key]
+    """The op's schema when it has an inference function, or None."""
+    schema = onnx_schema(op_type, opset, domain)
+    return schema if schema is not None and schema.has_type_and_shape_inference_function else None
 
 
 _TYPES: dict[TensorInfo, bytes] = {}
@@ -365,7 +349,7 @@ def _agrees(info: TensorInfo | None, value: Any) -> bool:
 
 def _opset(graph: GraphIndex, domain: str) -> int:
     for entry in graph.model.opset_import:
-        if entry.domain in STANDARD and domain in STANDARD:
+        if entry.domain in STANDARD_DOMAINS and domain in STANDARD_DOMAINS:
             return entry.version
     return 1
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext
-from atccheck.findings import ROOT_GRAPH, Finding, FixSuggestion, Location, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.findings import ROOT_GRAPH, Finding, Location, Severity
 from atccheck.model.graph import GraphNode
 from atccheck.rules.base import Rule, register
 
@@ -54,8 +53,6 @@ class DuplicateNodeName(Rule):
     name = "duplicate-node-name"
     severity = Severity.ERROR
     op_types = frozenset()
-    fix_pass = "rename-duplicate-nodes"
-    fix_safe = True
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         nodes: dict[str, list[GraphNode]] = {}
@@ -72,7 +69,6 @@ class DuplicateNodeName(Rule):
                 named_by_parser.add(id(gnode))
                 count += 1
         inputs = set(ctx.graph.real_inputs)
-        fix = fix_catalog.suggest(self.name)
         for name, users in nodes.items():
             is_input = name in inputs
             count = len(users) + (1 if is_input else 0)
@@ -98,16 +94,17 @@ class DuplicateNodeName(Rule):
             yield self.finding(
                 Location(graph=where.graph, node=name, op_type=where.op_type, domain=where.domain),
                 message,
-                hint="give every node a unique name ('atccheck fix' runs rename-duplicate-nodes)" if not renamed else
+                hint="give every node a unique name" if not renamed else
                 "name the unnamed nodes, or rename the node that takes their parser-given name",
+                fix_hint=None if renamed else "give every node a unique name ('atccheck fix' runs {pass_name})",
                 source=PRECHECK_SOURCE if not renamed else f"{PRECHECK_SOURCE}; {unnamed.source if unnamed else ''}",
                 atc_error="E13009",
-                fix=fix if not renamed else FixSuggestion.manual(),
                 data={
                     "name": name,
                     "occurrences": count,
                     "node_indices": [g.index for g in users],
                     "graph_input": is_input,
                     "unnamed": [g.index for g in renamed],
+                    "parser_named": bool(renamed),  # a parser-given name: renaming the named nodes cannot help
                 },
             )

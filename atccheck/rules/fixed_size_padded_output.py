@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.findings import Finding, Severity
 from atccheck.model import ascend_shapes
 from atccheck.rules.base import Rule, register
 from atccheck.tables import Tables
@@ -82,7 +82,6 @@ class FixedSizePaddedOutput(Rule):
                 hint=f"drop the rows holding {out.padding} before anything reads them (in the model or in "
                 "post-processing), and compare with onnxruntime on inputs that keep fewer rows than the maximum",
                 source=f"op_tables/infer_shapes.json; {fact.source}",
-                fix=FixSuggestion.manual(),
                 data={"output": out.index, "shape": list(shape), "padding": out.padding, "ascend_op": fact.ascend_op,
                       "era": fact.era, "consumers": consumers},
             )

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from atccheck.context import CheckContext
-from atccheck.findings import ROOT_GRAPH, Finding, FixSuggestion, Location, Severity
+from atccheck.domains import is_standard
+from atccheck.findings import ROOT_GRAPH, Finding, Location, Severity
 from atccheck.model.shapes import dtype_name
 from atccheck.rules.base import Rule, register
 from atccheck.tables import ParserCheck
@@ -108,7 +109,6 @@ class GraphParseProblem(Rule):
             hint=hint,
             source=f"op_tables/parser_checks.json {check.check}; {check.source}",
             atc_error=check.atc_error,
-            fix=FixSuggestion.manual(),
             data={"check": check.check},
         )
 
@@ -130,7 +130,7 @@ class GraphParseProblem(Rule):
             for tensor in graph.initializer:
                 found.setdefault(tensor.data_type, []).append(f"initializer '{tensor.name}'")
             for node in graph.node:
-                if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+                if node.op_type == "Constant" and is_standard(node.domain):
                     for attr in node.attribute:
                         if attr.name == "value" and attr.HasField("t"):
                             found.setdefault(attr.t.data_type, []).append(
@@ -150,7 +150,6 @@ class GraphParseProblem(Rule):
                     hint="cast the tensors to float16 or float32 before export to be safe",
                     source=f"op_tables/parser_checks.json {check.check}; {check.source}",
                     severity=Severity.INFO,
-                    fix=FixSuggestion.manual(),
                     data={"check": check.check, "dtype": name, "tensors": where},
                 )
                 continue
@@ -163,14 +162,13 @@ class GraphParseProblem(Rule):
                 "or target a CANN line whose parser maps the type",
                 source=f"op_tables/parser_checks.json {check.check}; {check.source}",
                 atc_error=check.atc_error,
-                fix=FixSuggestion.manual(),
                 data={"check": check.check, "dtype": name, "tensors": where},
             )
 
     def _unread_constants(self, graphs: list, check: ParserCheck) -> Iterator[Finding]:
         for path, graph in graphs:
             for index, node in enumerate(graph.node):
-                if node.op_type != "Constant" or node.domain not in ("", "ai.onnx"):
+                if node.op_type != "Constant" or not is_standard(node.domain):
                     continue
                 forms = [a.name for a in node.attribute if a.name in _VALUE_FORMS]
                 if not forms:
@@ -185,7 +183,6 @@ class GraphParseProblem(Rule):
                     "initializer",
                     source=f"op_tables/parser_checks.json {check.check}; {check.source}",
                     severity=Severity.WARNING,
-                    fix=FixSuggestion.manual(),
                     data={"check": check.check, "attribute": forms[0]},
                 )
 
@@ -208,7 +205,6 @@ class GraphParseProblem(Rule):
             hint="remove these names from graph.input if they are weights; give a real input for values callers set",
             source=f"op_tables/parser_checks.json {check.check}; {check.source}",
             severity=Severity.INFO,
-            fix=FixSuggestion.manual(),
             data={"check": check.check, "inputs": backed},
         )
 
@@ -217,7 +213,7 @@ def _parsed_graphs(graph: "onnx.GraphProto", path: str = ROOT_GRAPH) -> Iterator
     """The root graph and, depth first, the branches of its If nodes: the graphs the parser reads."""
     yield path, graph
     for index, node in enumerate(graph.node):
-        if node.op_type != "If" or node.domain not in ("", "ai.onnx"):
+        if node.op_type != "If" or not is_standard(node.domain):
             continue
         label = node.name or f"If_{index}"
         for attr in node.attribute:

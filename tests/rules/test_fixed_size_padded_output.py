@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import nms_model
 
 NAME = "fixed-size-padded-output"
