@@ -1247,6 +1247,111 @@ def other_flags(options: dict) -> list[dict]:
     return entries
 
 
+# --------------------------------------------------------------------------- the files an atc command names
+
+# Facts read by hand (or by tools/extract_aipp_facts.py) from the CANN sources, one file per topic.
+# They need no reference file: each record carries its own source.
+CURATED = PROJECT / "op_tables" / "curated"
+AIPP_CURATED = ("aipp_checks.json", "aipp_csc.json", "aipp_kernel.json", "aipp_proto.json")
+COMMAND_FILES_CURATED = ("command_files.json",)
+ALL_PROFILE_IDS = ["5.0", "6.0", "8.0", "9.0"]
+
+
+def curated(name: str) -> Any:
+    return json.loads((CURATED / name).read_text(encoding="utf-8"))
+
+
+def curated_digests(names: Iterable[str]) -> list[dict[str, str]]:
+    return [{"file": f"curated/{name}", "sha256": hashlib.sha256((CURATED / name).read_bytes()).hexdigest()[:16]}
+            for name in sorted(names)]
+
+
+def _cited(source: str, lines: str | None) -> str:
+    return f"{source} {lines}" if lines else source
+
+
+def build_aipp() -> tuple[list[dict], dict]:
+    """aipp.json: the AIPP file's schema (extra ``message_schema``) and one entry per fact about it."""
+    checks, csc, kernel, proto = (curated(name) for name in AIPP_CURATED)
+    entries: list[dict] = []
+    for item in checks["parse_errors"]:
+        entries.append({"kind": "parse-error", "name": item["error"], "profiles": item["profiles"],
+                        "message": item["message"], "note": item["note"],
+                        "source": _cited(item["source"], item["lines"])})
+    for item in checks["checks"]:
+        record = {k: v for k, v in item.items() if k not in ("id", "source", "lines")}
+        record.setdefault("profiles", ALL_PROFILE_IDS)
+        entries.append({"kind": "check", "name": item["id"], **record,
+                        "source": _cited(item["source"], item.get("lines"))})
+    ranges = checks["ranges"]
+    for item in ranges["fields"]:
+        entries.append({"kind": "range", "name": item["field"], "min": item["min"], "max": item["max"],
+                        "zero_allowed": item.get("zero_allowed", False), "when": item.get("when"),
+                        "error": ranges["error"], "source": _cited(ranges["source"], item["lines"])})
+    size = ranges["model_size"]
+    entries.append({"kind": "model-size", "name": "src_image_size 0", "h_min": size["h_min"], "w_min": size["w_min"],
+                    "max": size["max"], "error": ranges["error"], "note": size["note"],
+                    "source": _cited(ranges["source"], size["lines"])})
+    model_channels = checks["model_image_channels"]["channels"]
+    image = checks["image_channels"]
+    formats = proto["enums"]["InputFormat"]
+    for name in sorted(formats):
+        if formats[name] == 0:
+            continue
+        given = sorted({model_channels[p["model_image"]] for p in csc["presets"] if p["input_format"] == name})
+        entries.append({"kind": "format", "name": name, "number": formats[name],
+                        "image_channels": image["channels"].get(name, image["default"]),
+                        "model_channels": given, "yuv": name in checks["yuv_formats"]["formats"],
+                        "source": _cited(image["source"], image["lines"]) + "; model_channels: "
+                        + checks["model_image_channels"]["source"] + " and the package's conf/aipp files "
+                        "(op_tables/curated/aipp_csc.json)"})
+    for preset in csc["presets"]:
+        origin = "docs" if preset["source"].startswith("hicann/ge") else "package"
+        record = {k: v for k, v in preset.items() if k not in ("name", "source", "line")}
+        entries.append({"kind": "preset", "name": f"{preset['name']} ({origin})", **record,
+                        "channels": model_channels[preset["model_image"]],
+                        "source": f"{preset['source']} line {preset['line']}"})
+    for release in kernel["releases"]:
+        format_map = release["SUPPORT_IMAGE_FORMAT_MAP"]
+        odd = release["ODD_CROP_SUPPORT_SOC_VERSION_LIST"]
+        keys = checks["chip_format_keys"]["releases"][release["release"]]
+        for short_soc, key in sorted(keys["keys"].items()):
+            entries.append({"kind": "chip", "name": f"{short_soc} {release['release']}", "short_soc": short_soc,
+                            "release": release["release"], "formats": format_map["value"][key],
+                            "odd_crop": short_soc in odd["value"],
+                            "source": f"{release['source']} lines {format_map['line']}, {odd['line']}; "
+                                      f"{keys['source']} {keys['lines']}"})
+    for item in checks["uncatalogued_errors"]:
+        entries.append({"kind": "error", "name": item["code"], "message": item["message"], "meaning": item["meaning"],
+                        "source": _cited(item["source"], item["lines"])})
+    entries.sort(key=lambda e: (e["kind"], e["name"], e["source"]))
+    schema = {
+        "root": proto["root"],
+        "messages": {name: [{k: v for k, v in f.items() if k != "line"} for f in m["fields"]]
+                     for name, m in proto["messages"].items()},
+        "enums": proto["enums"],
+        "source": proto["source"],
+    }
+    extra = {"message_schema": schema, "path_rule": checks["path"], "normalization": checks["normalization"],
+             "curated": curated_digests(AIPP_CURATED), "csc_note": csc["note"]}
+    return entries, extra
+
+
+def build_command_files() -> tuple[list[dict], dict]:
+    """command_files.json: how ATC reads each file or name list a command gives, and what fails how."""
+    doc = curated("command_files.json")
+    entries: list[dict] = []
+    for item in doc["files"]:
+        entries.append({"kind": "file", "name": item["flag"], **{k: v for k, v in item.items() if k != "flag"},
+                        "source": _cited(item["reader"], item["reader_lines"])})
+    for item in doc["names"]:
+        entries.append({"kind": "names", "name": item["flag"], **{k: v for k, v in item.items() if k != "flag"},
+                        "source": item["reader"]})
+    entries.sort(key=lambda e: (e["kind"], e["name"]))
+    extra = {"graph_names": doc["graph_names"], "split": doc["split"], "curated": curated_digests(COMMAND_FILES_CURATED)}
+    return entries, extra
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -1310,6 +1415,18 @@ def build(reference: Path) -> dict[str, str]:
             "ATC command-line options relevant to ONNX models.",
             ["atc_options.json"], reference, build_options(reference), **options_extra(reference)),
     }
+    aipp_entries, aipp_extra = build_aipp()
+    docs["aipp.json"] = table(
+        "atccheck.aipp/1",
+        "AIPP files (--insert_op_conf): their schema, GE's and the AIPP kernel's checks, value ranges, channel "
+        "counts, documented color conversions and the image formats per chip.",
+        [], reference, aipp_entries, **aipp_extra)
+    file_entries, file_extra = build_command_files()
+    docs["command_files.json"] = table(
+        "atccheck.command_files/1",
+        "The files and names an atc command gives (--keep_dtype, --op_precision_mode, --modify_mixlist, "
+        "--customize_dtypes, --fusion_switch_file, --out_nodes, --input_fp16_nodes): their syntax and ATC's checks.",
+        [], reference, file_entries, **file_extra)
     return {name: dump(doc) for name, doc in docs.items()}
 
 

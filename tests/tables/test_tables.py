@@ -12,6 +12,8 @@ from conftest import PROJECT
 
 # Fields with a closed set of values, per table.
 CLOSED = {
+    "aipp.json": {"kind": {"check", "chip", "error", "format", "model-size", "parse-error", "preset", "range"}},
+    "command_files.json": {"kind": {"file", "names"}},
     "attr_limits.json": {
         "kind": {"enum", "range", "unsupported", "required", "parity", "length"},
         "severity": {"error", "warning", "info"},
@@ -35,6 +37,8 @@ CLOSED = {
 }
 # The key each table's entries are unique and sorted by.
 KEYS = {
+    "aipp.json": lambda e: (e["kind"], e["name"], e["source"]),
+    "command_files.json": lambda e: (e["kind"], e["name"]),
     "atc_errors.json": lambda e: e["code"],
     "atc_options.json": lambda e: e["name"],
     "attr_limits.json": lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]),
