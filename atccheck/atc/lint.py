@@ -61,6 +61,7 @@ from atccheck.target import DEFAULT_PROFILE, known_invalid_soc, resolve_profile,
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
+    from atccheck.atc.command_files import FileBase
     from atccheck.tables import Profile, Soc, Tables
 
 COMMAND_GRAPH = "atc-command"  # Location.graph of every lint finding: the place is an option, not a node
@@ -653,14 +654,40 @@ class CommandContext:
     model_path: str | None
     soc: "Soc | None" = None
     onnx_model: bool = False  # the model is ONNX (given, or --model / the model path ends in .onnx)
+    files: "FileBase | None" = None  # where the files the command names are looked up (command_files.py)
 
 
 PLACEHOLDER = _ANGLE  # a '<name>' left from a template; the unresolved-placeholder rule reads it
 
 
+# The rules that read the files and names a command gives (AIPP, precision files, --out_nodes, ...),
+# in the order ATC meets them: option checks, parsing, graph preparation, compilation.
+FILE_RULES = (
+    "mixlist-without-mixed-precision",
+    "option-file-invalid",
+    "aipp-config-unreadable",
+    "aipp-option-conflict",
+    "out-nodes-invalid",
+    "input-fp16-nodes-invalid",
+    "aipp-param-invalid",
+    "aipp-input-mismatch",
+    "aipp-size-mismatch",
+    "aipp-value-out-of-range",
+    "aipp-color-mismatch",
+    "aipp-format-not-on-chip",
+    "option-file-entry-unmatched",
+)
+
+
 def _run(name: str, cmd: ParsedCommand, ctx: CommandContext) -> None:
     """Run the ``check`` of the command rule ``name`` (its module under ``atccheck/rules/atc_cmd/``)."""
     command_rule(name).check(cmd, ctx)
+
+
+def _current_directory() -> "FileBase":
+    from atccheck.atc.command_files import FileBase
+
+    return FileBase(os.getcwd())
 
 
 # --------------------------------------------------------------------------- entry point
@@ -673,12 +700,15 @@ def lint_command(
     model_path: str | None = None,
     soc: str | None = None,
     cann: str = DEFAULT_PROFILE,
+    files: "FileBase | None" = None,
 ) -> LintResult:
     """Lint every ``atc`` command in ``text`` (a one-liner or a script).
 
     ``model`` enables the checks against the graph (input names, ranks, dynamic inputs);
     ``soc`` is the chip to assume when the command's own ``--soc_version`` is missing or invalid;
-    ``cann`` picks the release (flags such as --precision_mode_v2 exist only from 7.0 on).
+    ``cann`` picks the release (flags such as --precision_mode_v2 exist only from 7.0 on);
+    ``files`` says where relative paths in the command are looked up (default: the current
+    directory; a script's own directory too for ``--lint-file``).
     Raises UsageError when the text holds no atc command or is not complete shell.
     """
     tbl = tables()
@@ -713,4 +743,7 @@ def lint_command(
         _check_shapes(cmd, out, model, chip, profile, tbl)
         _run("precision-mode-conflict", cmd, replace(ctx, soc=chip))
         _run("model-path-mismatch", cmd, ctx)
+        files_ctx = replace(model_ctx, soc=chip, files=files or _current_directory())
+        for name in FILE_RULES:
+            _run(name, cmd, files_ctx)
     return LintResult(tuple(parsed), tuple(out.findings))
