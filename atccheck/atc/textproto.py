@@ -8,8 +8,8 @@ and refuses what it refuses, for the scalar, enum and message fields such a sche
   ``name < ... >`` for messages, ``name: [v1, v2]`` for repeated fields; an optional ``,`` or ``;``
   after each field; ``#`` starts a comment;
 - integers in decimal, hex (``0x``) or octal (leading ``0``), range-checked for int32 / uint32;
-  a float for an integer field is an error; floats take integers, exponents, an ``f`` suffix,
-  ``inf`` and ``nan``; booleans are ``true``/``false``/``True``/``False``/``t``/``f``/``1``/``0``;
+  a float for an integer field is an error; floats take decimal integers (not hex or octal),
+  exponents, an ``f`` suffix, ``inf`` and ``nan``; booleans are ``true``/``false``/``True``/``False``/``t``/``f``/``1``/``0``;
   an enum takes a value name, or any int32 number (proto3 enums are open);
 - an unknown field name is an error;
 - a singular field given twice is an error when its first value was not the default (proto3
@@ -330,9 +330,8 @@ class _Parser:
             value = math.nan if text.lower() == "nan" else math.inf
         elif token.kind == "number":
             if text.lower().startswith("0x") or (len(text) > 1 and text.startswith("0") and text.isdigit()):
-                value = float(self.integer(token, False, FieldSchema(spec.name, spec.number, "uint32")))
-            else:
-                value = float(text.rstrip("fF"))
+                raise self.stop(f"Expect a decimal number, got: {text}", token)  # ConsumeUnsignedDecimalAsDouble
+            value = float(text.rstrip("fF"))
         else:
             raise self.stop(f"Expected double, got: {text or 'end of input'}", token)
         return -value if negative else value

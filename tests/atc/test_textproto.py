@@ -100,6 +100,9 @@ CASES = [
     "",
     "aipp_op { input_edge_idx: 0 input_edge_idx: 1 }",
     "aipp_op { mean_chn_0: 12 mean_chn_0: 13 }",
+    "aipp_op { min_chn_0: 0x1F }",  # floats take decimal numbers only
+    "aipp_op { min_chn_0: 010 }",
+    "aipp_op { mean_chn_0: 4294967295 }",
 ]
 
 
@@ -114,9 +117,15 @@ def test_accepts_what_protobuf_accepts(text):
     try:
         text_format.Parse(text, ORACLE())
         theirs = None
-    except text_format.ParseError as exc:
+    except (text_format.ParseError, ValueError) as exc:  # python reports some ranges as ValueError
         theirs = exc
     assert ours.ok == (theirs is None), f"ours: {ours.error}; protobuf: {theirs}"
+
+
+def test_octal_enum_numbers_are_read_as_cpp_reads_them():
+    """C++'s ConsumeSignedInteger takes octal for an enum; python's text_format does not (int('010', 0))."""
+    result = parse_text("aipp_op { input_format: 03 }", FACTS.schema, FACTS.root)
+    assert result.ok and result.message.fields[0].value.last("input_format").value == 3
 
 
 def test_errors_say_where():
@@ -147,3 +156,24 @@ def test_render_scalar_round_trips():
     result = parse_text(text, {"t.M": schema}, "t.M")
     assert result.ok, result.error
     assert [f.value for f in result.message.fields] == [0.017124754, 1, True, 'a"b\\c']
+
+
+# Random texts over the schema's words and the format's symbols: the property is the oracle's verdict.
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+WORDS = ["aipp_op", "aipp_mode", "input_format", "mean_chn_0", "min_chn_0", "var_reci_chn_0", "crop",
+         "related_input_name", "input_edge_idx", "static", "dynamic", "RGB888_U8", "true", "false", "t", "0", "1",
+         "-", "7", "2.5", "1e3", "0x10", "inf", '"s"', "{", "}", "<", ">", "[", "]", ":", ",", ";", "\n", "#c\n"]
+
+
+@given(st.lists(st.sampled_from(WORDS), max_size=14))
+def test_random_texts_get_protobufs_verdict(words):
+    text = " ".join(words)
+    ours = parse_text(text, FACTS.schema, FACTS.root)
+    try:
+        text_format.Parse(text, ORACLE())
+        theirs = None
+    except (text_format.ParseError, ValueError) as exc:
+        theirs = exc
+    assert ours.ok == (theirs is None), f"{text!r}: ours {ours.error}; protobuf {theirs}"
