@@ -213,7 +213,7 @@ def _tuple_or_none(value: Any) -> tuple[int, ...] | None:
     return None if value is None else tuple(value)
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
 def aipp_facts(tbl: "Tables | None" = None) -> AippFacts:
     """The AIPP facts of this installation's tables (parsed once)."""
     from atccheck.tables import tables
@@ -374,9 +374,8 @@ def model_aipp_inputs(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int |
         if given is not None:
             has_range = any(isinstance(d, tuple) for d in given) or (not gears and any(d == -1 for d in given))
             dims = tuple(-1 if isinstance(d, tuple) else int(d) for d in given)
-        else:
+        else:  # a symbolic dim left unset is missing-input-shape's finding (ATC stops there first)
             dims = item.atc_dims if item.dims is not None else None
-            has_range = not gears and dims is not None and any(d == -1 for d in dims)
         found.append(AippInput(item.name, index, dims, consumers.get(item.name, 0), has_range))
     return tuple(found)
 

@@ -126,7 +126,7 @@ def path_chars_problem(path: str, rule: Mapping[str, Any]) -> str | None:
 # --------------------------------------------------------------------------- facts
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
 def file_facts(tbl: "Tables | None" = None) -> dict[str, Mapping[str, Any]]:
     """command_files.json's entries by flag (``kind`` file or names), plus ``split`` and ``graph_names``."""
     from atccheck.tables import tables
@@ -483,8 +483,11 @@ def parse_out_nodes(value: str, facts: Mapping[str, Any] | None = None) -> OutNo
         entries.append(OutNode(part, pieces[0], index))
     result = OutNodes(tuple(entries))
     if result.mixed:
-        return OutNodes(result.entries, (FileProblem(None, "node:index entries and tensor names are mixed: "
-                                                     "\"Only one of index, top_name and output_name can be used.\"",
+        empty = " (an empty entry, as a trailing or doubled ';' makes, is a tensor name to ATC)" \
+            if any(e.text == "" for e in result.entries) else ""
+        return OutNodes(result.entries, (FileProblem(None, "node:index entries and tensor names are mixed"
+                                                     f"{empty}: \"Only one of index, top_name and output_name can "
+                                                     "be used.\"",
                                                      checks[3]["error"], "error",
                                                      f"{facts['reader']} {checks[3]['lines']}"),))
     return result
