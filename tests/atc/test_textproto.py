@@ -11,6 +11,7 @@ import math
 
 import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
+from hypothesis import given, strategies as st
 
 from atccheck.atc.aipp import aipp_facts
 from atccheck.atc.textproto import FieldSchema, MessageSchema, parse_text, render_scalar
@@ -159,9 +160,6 @@ def test_render_scalar_round_trips():
 
 
 # Random texts over the schema's words and the format's symbols: the property is the oracle's verdict.
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
 WORDS = ["aipp_op", "aipp_mode", "input_format", "mean_chn_0", "min_chn_0", "var_reci_chn_0", "crop",
          "related_input_name", "input_edge_idx", "static", "dynamic", "RGB888_U8", "true", "false", "t", "0", "1",
          "-", "7", "2.5", "1e3", "0x10", "inf", '"s"', "{", "}", "<", ">", "[", "]", ":", ",", ";", "\n", "#c\n"]
