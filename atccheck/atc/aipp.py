@@ -929,6 +929,11 @@ def generate_aipp(
     channels, h, w = item.dims[1], item.dims[2], item.dims[3]
     color = (color or ("GRAY" if channels == 1 else "RGB")).upper()
     preset = _choose_preset(image, color, standard, facts)
+    if channels != preset.channels:
+        nhwc = " (its last dim looks like channels: an NHWC input, which ONNX with AIPP cannot take as NCHW)" \
+            if item.dims[3] == preset.channels else ""
+        raise AippRequestError(f"input '{item.name}' has {channels} channels{nhwc}; {preset.image} -> "
+                               f"{preset.model_image} gives {preset.channels}")
     notes: list[str] = []
     if preset.standard:
         notes.append(f"color conversion {preset.name.split(' (')[0]} ({preset.source.split(':', 1)[0]}): YUV images "

@@ -248,6 +248,14 @@ def test_generator_needs_one_static_image_input():
     assert op.rank == 1
 
 
+def test_generator_refuses_a_channel_count_the_conversion_cannot_give():
+    nhwc = replace(IMAGE, dims=(1, 48, 48, 3))  # an NHWC export: C is the last dim
+    with pytest.raises(AippRequestError, match="NHWC"):
+        generate_aipp((nhwc,), "RGB888_U8", mean=[127.5], std=[128])
+    with pytest.raises(AippRequestError, match="gives 3"):
+        generate_aipp((replace(IMAGE, dims=(1, 4, 8, 8)),), "RGB888_U8")
+
+
 def test_unit_scale_means_get_a_note():
     generated = generate_aipp(TARGET.inputs, "RGB888_U8", mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])
     assert any("multiplied by 255" in n for n in generated.notes)
