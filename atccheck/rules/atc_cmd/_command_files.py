@@ -75,31 +75,43 @@ def aipp_config(cmd: "ParsedCommand", ctx: "CommandContext") -> tuple[NamedFile,
     return found, _parse(found.text)
 
 
+class _LastModel:
+    """The answer for the last model asked about: the rules of one command ask the same question.
+
+    Keyed on the model object itself (not an id a later model could reuse) and the rest of the key.
+    """
+
+    def __init__(self) -> None:
+        self.entry: tuple[Any, Any, Any] | None = None
+
+    def get(self, model: Any, key: Any) -> Any:
+        if self.entry is not None and self.entry[0] is model and self.entry[1] == key:
+            return self.entry[2]
+        return None
+
+    def put(self, model: Any, key: Any, value: Any) -> Any:
+        self.entry = (model, key, value)
+        return value
+
+
+_INPUTS = _LastModel()
+_GRAPH = _LastModel()
+
+
 def aipp_target(cmd: "ParsedCommand", ctx: "CommandContext") -> AippTarget | None:
     """The model inputs and the command's other options an AIPP config is judged against (None without a model)."""
     if ctx.model is None:
         return None
-    from atccheck.atc.spec import model_inputs, parse_input_shape
-
     gears = any(cmd.has(f) for f in GEAR_FLAGS)
-    shapes: dict[str, Any] = {}
     occurrence = cmd.last("--input_shape")
-    if occurrence is not None and occurrence.value and not occurrence.has_expansion:
-        entries, problems = parse_input_shape(occurrence.value.strip('"'))
-        if not problems:
-            ranks = {i.name: i.rank for i in model_inputs(ctx.model)}
-            names = list(ranks)
-            for index, entry in enumerate(entries):
-                name = entry.name if entry.name is not None else (names[index] if index < len(names) else None)
-                # a shape of another rank is input-rank-mismatch's finding (ATC stops there first)
-                if name is not None and ranks.get(name) in (None, len(entry.dims)):
-                    shapes[name] = entry.dims
+    key = (occurrence.value if occurrence is not None and not occurrence.has_expansion else None, gears)
+    inputs = _INPUTS.get(ctx.model, key) or _INPUTS.put(ctx.model, key, _inputs(ctx, occurrence, gears))
     fp16 = cmd.last("--input_fp16_nodes")
     fp16_nodes = tuple(parse_fp16_nodes(fp16.value)) if fp16 is not None and fp16.value else ()
     soc = ctx.soc
     profile = ctx.profile
     return AippTarget(
-        model_aipp_inputs(ctx.model, shapes, gears),
+        inputs,
         profile=profile.id if profile is not None else None,
         kernel_release=profile.kernel_release if profile is not None else None,
         short_soc=soc.short_soc if soc is not None else None,
@@ -110,10 +122,30 @@ def aipp_target(cmd: "ParsedCommand", ctx: "CommandContext") -> AippTarget | Non
     )
 
 
+def _inputs(ctx: "CommandContext", occurrence: Any, gears: bool) -> Any:
+    from atccheck.atc.spec import model_inputs, parse_input_shape
+
+    assert ctx.model is not None
+    shapes: dict[str, Any] = {}
+    if occurrence is not None and occurrence.value and not occurrence.has_expansion:
+        entries, problems = parse_input_shape(occurrence.value.strip('"'))
+        if not problems:
+            ranks = {i.name: i.rank for i in model_inputs(ctx.model)}
+            names = list(ranks)
+            for index, entry in enumerate(entries):
+                name = entry.name if entry.name is not None else (names[index] if index < len(names) else None)
+                # a shape of another rank is input-rank-mismatch's finding (ATC stops there first)
+                if name is not None and ranks.get(name) in (None, len(entry.dims)):
+                    shapes[name] = entry.dims
+    return model_aipp_inputs(ctx.model, shapes, gears)
+
+
 def parsed_graph(ctx: "CommandContext") -> GraphNames | None:
     if ctx.model is None:
         return None
-    return graph_names(ctx.model, ctx.profile, ctx.tables)
+    key = ctx.profile.id if ctx.profile is not None else None
+    found = _GRAPH.get(ctx.model, key)
+    return found if found is not None else _GRAPH.put(ctx.model, key, graph_names(ctx.model, ctx.profile, ctx.tables))
 
 
 def report_aipp(rule: str, problems: list[AippProblem], found: NamedFile, ctx: "CommandContext") -> None:
