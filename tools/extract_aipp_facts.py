@@ -107,18 +107,21 @@ def extract_proto(ge: Path) -> dict[str, Any]:
             entry["message"] = f"{package}.{type_name}"
         messages[f"{package}.{name}"]["fields"].append(entry)
     return {
-        "topic": "The AIPP file's message schema: ATC parses --insert_op_conf as domi.InsertNewOps.",
+        "description": "The AIPP file's message schema: ATC parses --insert_op_conf as domi.InsertNewOps. One "
+                       "entry per message (its fields, each with its number, kind and line); 'enums' holds the "
+                       "enum values.",
         "source": f"hicann/ge:{PROTO_PATH}@{GE_COMMIT}",
-        "root": f"{package}.InsertNewOps",
-        "messages": messages,
-        "enums": enums,
         "generated_by": "tools/extract_aipp_facts.py",
+        "root": f"{package}.InsertNewOps",
+        "enums": enums,
+        "entries": [{"name": name, **message} for name, message in messages.items()],
     }
 
 
 def schema_of(proto: dict[str, Any]) -> dict[str, MessageSchema]:
     schema = {}
-    for name, message in proto["messages"].items():
+    for message in proto["entries"]:
+        name = message["name"]
         fields = {}
         for f in message["fields"]:
             enum = proto["enums"][f["enum"]] if f["kind"] == "enum" else None
@@ -261,25 +264,26 @@ def build(ge: Path, package: Path, canndev: Path) -> dict[str, str]:
     proto = extract_proto(ge)
     presets = extract_doc_presets(ge, proto) + extract_package_presets(package, proto)
     kernel = {
-        "topic": "The AIPP kernel's lists: image formats per chip, chips with static and dynamic AIPP, chips "
-                 "that crop at odd positions, and the error code its compile-time checks raise.",
+        "description": "The AIPP kernel's lists, one entry per kernel release: image formats per chip, chips with "
+                       "static and dynamic AIPP, chips that crop at odd positions, and the error code its "
+                       "compile-time checks raise.",
         "generated_by": "tools/extract_aipp_facts.py",
-        "releases": [
+        "entries": [
             extract_kernel(package, PACKAGE_COMMIT, PACKAGE_KERNEL, "cann-8.1.RC1", "leideng/CANN-8.1.RC1"),
             extract_kernel(canndev, CANNDEV_COMMIT, CANNDEV_KERNEL, "canndev-2022-06",
                            "dengguojie/vue-element-admin (Huawei canndev)"),
         ],
     }
     csc = {
-        "topic": "The documented AIPP color conversions (CSC): each aipp_op block of the AIPP docs' conversion "
-                 "page and each conversion file the CANN 8.1.RC1 package ships, with the image and model formats "
-                 "and video standard its title or file name gives.",
+        "description": "The documented AIPP color conversions (CSC), one entry per conversion: each aipp_op block "
+                       "of the AIPP docs' conversion page and each conversion file the CANN 8.1.RC1 package ships, "
+                       "with the image and model formats and video standard its title or file name gives.",
         "generated_by": "tools/extract_aipp_facts.py",
         "note": "The package's files hold bare fields (no 'aipp_op { }' around them): given to ATC as they are, "
                 "they do not parse. Where the two sources disagree (RGB888_U8->GRAY: the docs say "
                 "rbuv_swap_switch false, the package true), both are kept; the docs' BGR888_U8->GRAY block "
                 "equals the package's RGB888_U8_GRAY file.",
-        "presets": sorted(presets, key=lambda p: (p["name"], p["source"])),
+        "entries": sorted(presets, key=lambda p: (p["name"], p["source"])),
     }
     return {
         "aipp_proto.json": json.dumps(proto, indent=1, ensure_ascii=False) + "\n",

@@ -10,8 +10,8 @@ Protocol Buffers text of ``domi.InsertNewOps``, one ``aipp_op { ... }`` block pe
   typed :class:`AippProblem` records: GE's parameter validation (``param``), the AIPP kernel's
   value ranges (``value``), the model input it targets (``input``), crop/padding sizes
   (``size``), clashes with other options (``option``), color conversion (``color``) and the
-  image formats of the chip (``chip``). :func:`validate` runs them all. Each command rule under
-  ``atccheck/rules/atc_cmd/aipp_*.py`` reports one of them;
+  image formats of the chip (``chip``). :func:`validate` runs them all. Each command rule
+  ``atccheck/atc/lint/rules/aipp_*.py`` reports one of them;
 - :func:`generate_aipp` writes the config for the common case (a camera or decoder image in,
   normalized with a mean and std) and checks it with :func:`validate`.
 
@@ -359,7 +359,7 @@ class AippTarget:
 def model_aipp_inputs(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int | tuple[int, int], ...]] | None = None,
                       gears: bool = False) -> tuple[AippInput, ...]:
     """The model's real inputs in Data-index order, with ``shapes`` (``--input_shape`` entries) applied."""
-    from atccheck.atc.spec import model_inputs
+    from atccheck.model.input_shape import model_inputs
 
     consumers: dict[str, int] = {}
     for node in model.graph.node:

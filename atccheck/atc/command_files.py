@@ -528,7 +528,7 @@ class GraphNames:
 
 def graph_names(model: "onnx.ModelProto", profile: "Profile | None" = None, tbl: "Tables | None" = None) -> GraphNames:
     """The parsed graph's names for ``model`` (root graph) under ``profile``'s parser and registry."""
-    from atccheck.atc.spec import model_inputs
+    from atccheck.model.input_shape import model_inputs
     from atccheck.tables import tables
 
     tbl = tbl or tables()
