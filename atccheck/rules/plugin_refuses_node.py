@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import reaches_plugin
 from atccheck.rules._plugin_conditions import describe, evaluate
 from atccheck.rules.base import Rule, register
@@ -107,7 +107,6 @@ class PluginRefusesNode(Rule):
             source=f"op_tables/plugin_refusals.json {fact.id}; {fact.source} lines {fact.lines[0]}-{fact.lines[1]}",
             severity=Severity.ERROR if known else Severity.INFO,
             atc_error=fact.atc_error,
-            fix=FixSuggestion.manual(),
             data={"check": fact.check, "fact": fact.id, "stage": fact.stage, "plugin_message": fact.message,
                   "channel": fact.channel, "profile": profile, "unknown": not known,
                   "evaluable": fact.evaluable and verdict is not None},

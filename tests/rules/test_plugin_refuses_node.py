@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import init, make_model, single_op_model, tensor_input
 
 NAME = "plugin-refuses-node"

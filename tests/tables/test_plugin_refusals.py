@@ -21,7 +21,7 @@ def test_every_registration_whose_plugin_exists_has_its_file_in_the_coverage_lis
 
 def test_coverage_counts_come_from_the_facts():
     by_source: dict[str, list[int]] = {}
-    for fact in CURATED["facts"]:
+    for fact in CURATED["entries"]:
         by_source.setdefault(fact["source"], [0, 0])[fact["kind"] == "ignored-attr"] += 1
     for item in CURATED["coverage"]:
         assert by_source.pop(item["source"], [0, 0]) == [item["refusals"], item["ignored_attrs"]], item["source"]
@@ -31,9 +31,9 @@ def test_coverage_counts_come_from_the_facts():
 
 
 def test_the_condition_kinds_are_closed_and_all_used():
-    used = {kind for fact in CURATED["facts"] for kind in kinds_in(fact.get("condition"))}
+    used = {kind for fact in CURATED["entries"] for kind in kinds_in(fact.get("condition"))}
     assert used == set(KINDS)
-    for fact in CURATED["facts"]:
+    for fact in CURATED["entries"]:
         if fact.get("condition") is not None:
             assert problems(fact["condition"], fact["id"]) == []
         else:
@@ -54,7 +54,7 @@ def test_a_malformed_condition_is_refused(condition, complaint):
 
 
 def test_every_fact_cites_its_plugin_and_lines():
-    for fact in CURATED["facts"]:
+    for fact in CURATED["entries"]:
         assert fact["source"].startswith(("dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/",
                                           "hicann/ops-nn:", "hicann/ops-math:", "hicann/ops-cv:")), fact["id"]
         assert fact["lines"][0] <= fact["lines"][1]
@@ -70,7 +70,7 @@ def test_the_stage_decides_the_atc_code():
 
 
 def test_profiles_follow_the_eras_and_the_8_x_question():
-    for fact in CURATED["facts"]:
+    for fact in CURATED["entries"]:
         if fact["era"] == "canndev-2022":
             assert fact["profiles"] == ["5.0", "6.0"] and fact["unknown_profiles"] == []
         else:
