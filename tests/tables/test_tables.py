@@ -27,6 +27,12 @@ CLOSED = {
     "kernels.json": {"release": {"cann-8.1.RC1", "canndev-2022-06"}},
     "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
     "atc_errors.json": {"era": {"current", "legacy"}},
+    "plugin_refusals.json": {
+        "stage": {"parse-params", "op-to-graph"},
+        "atc_error": {"E11010", "E19999"},
+        "channel": {"onnx-plugin-loge", "cube-inner-err-report", "op-loge-2022", "op-loge-2026", "none"},
+        "evaluable": {True, False},
+    },
     "op_facts.json": {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
                  "partitioned-call-member", "check-supported-rejects", "input-shape-required",
@@ -46,6 +52,7 @@ KEYS = {
     "limits.json": lambda e: e["name"],
     "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
     "op_spec.json": lambda e: (e["list"], e["op"]),
+    "plugin_refusals.json": lambda e: (e["domain"], e["op"], e["id"]),
     "profiles.json": None,  # kept in release order
     "registry.json": lambda e: (e["profile"], e["domain"], e["op"]),
     "socs.json": lambda e: e["name"],
