@@ -24,6 +24,7 @@ from atccheck.tables.schema import (
     OpFact,
     OpSpec,
     ParserCheck,
+    PluginRefusal,
     Profile,
     Registration,
     Soc,
@@ -31,15 +32,18 @@ from atccheck.tables.schema import (
 )
 
 TABLE_FILES = (
+    "aipp.json",
     "atc_errors.json",
     "atc_options.json",
     "attr_limits.json",
+    "command_files.json",
     "infer_shapes.json",
     "kernels.json",
     "limits.json",
     "op_facts.json",
     "op_spec.json",
     "parser_checks.json",
+    "plugin_refusals.json",
     "profiles.json",
     "registry.json",
     "socs.json",
@@ -266,6 +270,30 @@ def load_parser_checks(docs: Docs) -> dict[tuple[str, str], ParserCheck]:
         for profile in check.profiles:
             found[(check.check, profile)] = check
     return found
+def load_plugin_refusals(docs: Docs) -> tuple[PluginRefusal, ...]:
+    return tuple(
+        PluginRefusal(
+            id=e["id"],
+            domain=e["domain"],
+            op=e["op"],
+            opsets=tuple(e["opsets"]),
+            check=e["check"],
+            stage=e["stage"],
+            atc_error=e["atc_error"],
+            condition=e["condition"],
+            evaluable=e["evaluable"],
+            message=e.get("message"),
+            channel=e["channel"],
+            profiles=tuple(e["profiles"]),
+            unknown_profiles=tuple(e["unknown_profiles"]),
+            covered=tuple(e.get("covered") or ()),
+            note=e.get("note"),
+            profile_basis=e["profile_basis"],
+            source=e["source"],
+            lines=(e["lines"][0], e["lines"][1]),
+        )
+        for e in docs["plugin_refusals.json"]["entries"]
+    )
 
 
 def load_limits(docs: Docs) -> dict[str, Limit]:

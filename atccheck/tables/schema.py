@@ -253,6 +253,36 @@ class ParserCheck:
 
 
 @dataclass(frozen=True)
+class PluginRefusal:
+    """A condition under which an ONNX parser plugin refuses a node (plugin_refusals.json).
+
+    ``condition`` is in the language of ``atccheck.rules._plugin_conditions`` (None: every node of
+    the op, for a fact that is not ``evaluable``). ``profiles``: where the refusal is known to
+    hold; ``unknown_profiles``: where the source cannot tell; ``covered``: profiles where another
+    rule already reports the same condition (left out of ``profiles``).
+    """
+
+    id: str
+    domain: str
+    op: str
+    opsets: tuple[int, ...]
+    check: str
+    stage: str  # parse-params | op-to-graph
+    atc_error: str
+    condition: Mapping[str, Any] | None
+    evaluable: bool
+    message: str | None
+    channel: str
+    profiles: tuple[str, ...]
+    unknown_profiles: tuple[str, ...]
+    covered: tuple[str, ...]
+    note: str | None
+    profile_basis: str  # why the fact holds, or is unknown, in its profiles
+    source: str
+    lines: tuple[int, int]
+
+
+@dataclass(frozen=True)
 class Limit:
     name: str
     value: int

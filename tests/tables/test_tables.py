@@ -12,6 +12,8 @@ from conftest import PROJECT
 
 # Fields with a closed set of values, per table.
 CLOSED = {
+    "aipp.json": {"kind": {"check", "chip", "error", "format", "model-size", "parse-error", "preset", "range"}},
+    "command_files.json": {"kind": {"file", "names"}},
     "attr_limits.json": {
         "kind": {"enum", "range", "unsupported", "required", "parity", "length"},
         "severity": {"error", "warning", "info"},
@@ -30,6 +32,12 @@ CLOSED = {
     "infer_shapes.json": {"static": {"always", "when", "never", "unknown"},
                           "otherwise": {None, "dynamic", "infer-fails", "unknown"},
                           "era": {"canndev-2022", "hicann-2026"}},
+    "plugin_refusals.json": {
+        "stage": {"parse-params", "op-to-graph"},
+        "atc_error": {"E11010", "E19999"},
+        "channel": {"onnx-plugin-loge", "cube-inner-err-report", "op-loge-2022", "op-loge-2026", "none"},
+        "evaluable": {True, False},
+    },
     "op_facts.json": {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
                  "partitioned-call-member", "check-supported-rejects", "input-shape-required",
@@ -40,6 +48,8 @@ CLOSED = {
 }
 # The key each table's entries are unique and sorted by.
 KEYS = {
+    "aipp.json": lambda e: (e["kind"], e["name"], e["source"]),
+    "command_files.json": lambda e: (e["kind"], e["name"]),
     "atc_errors.json": lambda e: e["code"],
     "atc_options.json": lambda e: e["name"],
     "attr_limits.json": lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]),
@@ -49,6 +59,7 @@ KEYS = {
     "limits.json": lambda e: e["name"],
     "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
     "op_spec.json": lambda e: (e["list"], e["op"]),
+    "plugin_refusals.json": lambda e: (e["domain"], e["op"], e["id"]),
     "profiles.json": None,  # kept in release order
     "registry.json": lambda e: (e["profile"], e["domain"], e["op"]),
     "socs.json": lambda e: e["name"],

@@ -5,6 +5,8 @@ flags ATC's parser knows, the CANN profile, the model when given) and the readin
 rules share, each made once: the chip the command targets (:attr:`CommandContext.soc`) and the
 ``--input_shape`` value (:attr:`CommandContext.input_shape`). :class:`Collector` gathers the
 findings of every command of a script: a rule reports through :meth:`CommandContext.report`.
+:attr:`CommandContext.files` says where the files a command names are looked up;
+:mod:`atccheck.atc.lint.files` reads them for the rules.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from atccheck.target import known_invalid_soc
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
+    from atccheck.atc.command_files import FileBase
     from atccheck.atc.lint.rule import CommandRule
     from atccheck.tables import Profile, Soc, Tables
 
@@ -79,6 +82,8 @@ class CommandContext:
     model_path: str | None
     fallback_soc: Soc | None = None  # the chip to assume when --soc_version names none (``--soc``)
     onnx_given: bool = False  # a model is given, or the lint was told its path ends in .onnx
+    # where the command's relative paths are looked up (atccheck.atc.lint.files reads the files)
+    files: FileBase | None = None
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def report(self, rule: type[CommandRule], option: str | None, message: str, *, hint: str,
