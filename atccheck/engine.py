@@ -161,29 +161,42 @@ def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
     return [with_fix(f) for f in findings]  # the pass that answers each finding (atccheck.fixlinks)
 
 
-def shape_summary(prepared: Prepared) -> ShapeSummary:
+def shape_summary(prepared: Prepared, shapes: ShapeIndex | None = None, profile: str | None = None) -> ShapeSummary:
+    """What stayed unknown in ``shapes`` (the profile's, from :func:`shapes_for`; folding's when None), and
+    which outputs only the profile's infer-shape facts make static."""
+    shapes = shapes or prepared.shapes
     symbolic = []
     for name in prepared.graph.real_inputs:
-        info = prepared.shapes.get(name)
+        info = shapes.get(name)
         if info is None or info.shape is None:
             continue
         for axis, dim in enumerate(info.shape):
             if not isinstance(dim, int):
                 symbolic.append(SymbolicDim(name, axis, dim))
-    unknown = []
+    unknown, by_facts = [], []
     for gnode in prepared.graph.nodes:
         for out in gnode.node.output:
             if not out:
                 continue
-            info = prepared.shapes.get(out)
+            info = shapes.get(out)
             if info is None or not info.is_static:
                 unknown.append(out)
+            elif shapes is not prepared.shapes and not _static(prepared.shapes, out):
+                by_facts.append(out)
     return ShapeSummary(
         symbolic_inputs=tuple(symbolic),
         unknown_values=len(unknown),
         first_unknown=tuple(unknown[:5]),
-        inference_error=prepared.shapes.error,
+        inference_error=shapes.error,
+        profile=profile,
+        static_by_infer_facts=len(by_facts),
+        first_static_by_infer_facts=tuple(by_facts[:5]),
     )
+
+
+def _static(shapes: ShapeIndex, name: str) -> bool:
+    info = shapes.get(name)
+    return info is not None and info.is_static
 
 
 def check_prepared(
@@ -214,7 +227,7 @@ def check_prepared(
         model=prepared.loaded.display_name,
         target=target,
         findings=findings,
-        shapes=shape_summary(prepared),
+        shapes=shape_summary(prepared, ctx.shapes, target.profile.id),
         node_count=len(prepared.graph.nodes),
         opset_imports=dict(ctx.opset_imports),
         input_shapes=dict(prepared.input_shapes),

@@ -80,3 +80,21 @@ def test_only_profiles_with_an_override_get_their_own_shapes():
     assert shapes_for(prepared, tables(), "5.0") is old  # same overrides: computed once
     assert shapes_for(prepared, tables(), "9.0") is prepared.shapes
     assert not prepared.shapes.get("selected").is_static  # the ONNX view is left as it was
+
+
+def test_the_shape_summary_is_the_profiles():
+    """The report's shape summary counts the shapes the rules saw for its profile, and names the outputs only
+    that profile's infer-shape facts make static: NonMaxSuppression's rows on 6.0, unknown on 8.0."""
+    from atccheck.api import check
+    from atccheck.emit.text import render
+
+    model = nms_model(10, gather=True)
+    old, new = (check(model, soc="Ascend310P3", cann=cann) for cann in ("6.0", "8.0"))
+    assert old.shapes.profile == "6.0" and new.shapes.profile == "8.0"
+    assert old.shapes.unknown_values == 0
+    assert old.shapes.static_by_infer_facts == 3 and old.shapes.first_static_by_infer_facts == (
+        "selected", "index", "picked")
+    assert new.shapes.unknown_values == 3 and new.shapes.static_by_infer_facts == 0
+    assert old.to_dict()["shapes"]["static_by_infer_facts"] == 3
+    assert "static only by CANN 6.0's infer-shape functions" in render([old])
+    assert "infer-shape functions" not in render([new])
