@@ -42,6 +42,10 @@ def test_default_attribute_value_is_checked_for_enum_limits():
     assert f.data["value"] == "cubic"
     # The 9.x plugin maps cubic to Resize: the page limit is superseded there.
     assert found(check(resize(mode="cubic"), soc="Ascend910B3", cann="9.0")) == []
+    # The 2022 plugin refuses cubic while expanding the node into a graph, which the parser reports as
+    # E19999; only a ParseParams failure is E11010.
+    [f] = found(check(resize(mode="cubic"), soc="Ascend310", cann="6.0"))
+    assert f.data["value"] == "cubic" and f.atc_error == "E19999"
 
 
 def test_rank_bound_limit_only_applies_to_that_rank():
