@@ -791,6 +791,43 @@ def call(func: Any, args: list, kwargs: dict) -> Any:
     return func(*args, **accepted)
 
 
+# What reading the functions adds to the evaluated answers: the branches the answer rests on, and
+# the attribute or shape conditions the shapes tried do not show. Keyed by (release or "*", op).
+CONDITIONS = {
+    ("cann-8.1.RC1", "Add"): ["float32/int8/uint8 where tbe.dsl.vadd takes float32; bfloat16 where Intrinsic_vconv "
+                              "has bf162f32; int64 and bool on SHORT_SOC_VERSION Ascend310B, AS31XM1, Ascend310P, "
+                              "Ascend910, Ascend910B, Ascend910_93; never double"],
+    ("cann-8.1.RC1", "Mul"): ["as Add, with int16 where tbe.dsl.vmul takes int16"],
+    ("cann-8.1.RC1", "RealDiv"): ["float16/float32/int32/bool everywhere but Hi3796CV300ES/CS and SD3403 (float16 "
+                                  "only); bfloat16 where Intrinsic_vconv has f322bf16f; a bool input gives float32"],
+    ("cann-8.1.RC1", "PadV3"): ["int8 only for mode constant, on chips where tik.vcopy exists or Ascend310P"],
+    ("cann-8.1.RC1", "SoftmaxV2"): ["static shapes: bfloat16 only on Ascend910 or chips where tik.vcopy exists; "
+                                    "dynamic shapes: bfloat16/float16/float32 on every chip"],
+    ("cann-8.1.RC1", "Resize"): ["float32 only on the SHORT_SOC_VERSIONs check_soc_version_support lists (Ascend310, "
+                                 "Ascend310B, AS31XM1, Ascend610, BS9SX1A, Ascend310P, Ascend910, Ascend910B): "
+                                 "Ascend910_93 gets float16 only"],
+    ("*", "MatMulV2"): ["static shapes use impl/mat_mul.py, dynamic shapes impl/dynamic/mat_mul.py, which offers "
+                        "float16 only on chips without fixpipe"],
+    ("*", "BatchMatMul"): ["static and dynamic shapes use different impls (see MatMulV2); on chips without fixpipe "
+                           "float32/int32 (check_fp32_case_scenario) need static shapes, equal batch dims, rank 3 or "
+                           "more and a last dim of x2 (after adj_x2) other than 1"],
+    ("*", "BatchMatMulV2"): ["as BatchMatMul"],
+    ("*", "Conv2D"): ["float32 (and bfloat16) only on chips with fixpipe (util_conv2d.is_support_fixpipe); the dynamic "
+                      "impl has no op_select_format"],
+    ("*", "SpaceToDepth"): ["the config's dynamicCompileStatic selects impl/dynamic/space_to_depth.py for every shape; "
+                            "that file defines no op_select_format, so the dtypes GE offers are not in the Python "
+                            "sources (the static impl's function is shown under other_impl for reference)"],
+    ("*", "DynamicRNN"): ["ascend910b/ascend910_93 use dynamic_rnn_910b.py, an Ascend C op whose op_select_format "
+                          "asks the compiled kernel (check_op_cap)"],
+    ("*", "DynamicRNNV2"): ["ascend910b/ascend910_93 use dynamic_rnn_v2_910b.py (Ascend C, check_op_cap) for dynamic "
+                            "shapes; its static impl is not in the tree"],
+    ("canndev-2022-06", "PadV2"): ["the 2022 tree has no impl/pad_v2.py for static shapes (the config does not set "
+                                   "dynamicCompileStatic); impl/dynamic/pad_v2.py answers dynamic shapes"],
+    ("*", "GridSampler2D"): ["float32 only"],
+    ("*", "AscendAntiQuant"): ["int8 input only"],
+    ("*", "DynamicGRUV2"): ["x and weights float16 only; bias and init_h float16 or float32"],
+}
+
 NOTES = {
     "no op_select_format in the impl": "the impl file the config selects has no op_select_format function",
     "impl file absent from the tree": "the impl file the config selects is not in the tree",
@@ -866,6 +903,7 @@ def curate(results: list[dict]) -> list[dict]:
             "shapes_tried": sorted({c["case"] for c in cases}),
             "config": f"{info['cite']}:{info['config'].format(soc=family)}@{info['commit']}",
             "impl_choice": cases[0].get("impl_choice"),
+            "conditions": CONDITIONS.get((release, op), []) + CONDITIONS.get(("*", op), []),
         }
         answers = {tuple(sorted(v)) for v in chips[(release, family, op)].values()}
         entry["chips_compared"] = sorted(chips[(release, family, op)])
