@@ -361,7 +361,8 @@ def build_registry(reference: Path, onnx_names: OnnxNames) -> list[dict]:
 
 def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
     kernels = load(reference, "ascend_op_kernels.json")
-    wanted = rewrite_targets()
+    wanted = rewrite_targets() | fusion_targets()
+    select_format = select_format_by_key()
     for entry in registry_entries:
         for mapping in entry["ascend"]:
             wanted.add(mapping["ascend_op"])
@@ -390,6 +391,7 @@ def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
                     entry["aicpu_dtypes"] = sorted({DTYPE_NAMES.get(d, "bfloat16" if d == "bf16" else d)
                                                     for d in aicpu_ops[op].get("dtypes") or []})
                 entry["source"] = soc["source"]
+                fold_select_format(entry, select_format)
                 entries.append(entry)
     entries.sort(key=lambda e: (e["release"], e["family"], e["op"]))
     return entries
@@ -1247,6 +1249,115 @@ def other_flags(options: dict) -> list[dict]:
     return entries
 
 
+# --------------------------------------------------------------------------- placement (curated)
+# Facts read in the CANN sources by hand (and with tools/extract_select_format.py), kept in
+# op_tables/curated/: the AI Core dtypes each op's op_select_format offers per SoC, and the graph
+# fusion passes (and plugin member choices) that decide which Ascend ops exist before GE picks an
+# engine. This section folds them into kernels.json and op_facts.json.
+
+CURATED = PROJECT / "op_tables" / "curated"
+SELECT_FORMAT_FILE = "op_select_format.json"
+FUSION_PASSES_FILE = "fusion_passes.json"
+SELECT_FORMAT_SOURCE = f"op_tables/curated/{SELECT_FORMAT_FILE}"
+FUSION_CONDITIONS = ("const_inputs", "static_inputs", "dtypes", "dtypes_excluded", "main_takes_dtype", "max_inputs",
+                     "dynamic_equations")
+
+
+def curated(name: str) -> dict:
+    return json.loads((CURATED / name).read_text(encoding="utf-8"))
+
+
+def curated_facts(*names: str) -> list[dict]:
+    """The curated files a table rests on, with their digests (written beside the reference facts)."""
+    return [{"file": f"curated/{name}", "sha256": hashlib.sha256((CURATED / name).read_bytes()).hexdigest()[:16]}
+            for name in names]
+
+
+def select_format_by_key() -> dict[tuple[str, str, str], dict]:
+    doc = curated(SELECT_FORMAT_FILE)
+    out: dict[tuple[str, str, str], dict] = {}
+    for e in doc["entries"]:
+        key = (e["release"], e["family"], e["op"])
+        if key in out:
+            raise SystemExit(f"build_op_tables: {SELECT_FORMAT_FILE} lists {key} twice")
+        out[key] = e
+    return out
+
+
+def _shapes_answer(part: dict) -> dict:
+    """One shape kind of a curated entry as kernels.json keeps it: dtypes, or why they are unknown."""
+    if part.get("no_kernel"):
+        return {"dtypes": None, "unknown": None, "no_kernel": True}
+    answer = {"dtypes": part.get("dtypes"), "unknown": part.get("unknown")}
+    if answer["dtypes"] is None and not answer["unknown"]:
+        raise SystemExit(f"build_op_tables: {SELECT_FORMAT_FILE}: an entry without dtypes must say why")
+    if part.get("source"):
+        answer["source"] = part["source"]
+    return answer
+
+
+def fold_select_format(entry: dict, facts: dict[tuple[str, str, str], dict]) -> None:
+    """Give an op_select_format kernel the dtypes its function offers on this SoC family (static
+    shapes in ``dtypes``, both shape kinds in ``select_format``), where the curated facts answer."""
+    aicore = entry.get("aicore")
+    if not aicore or not aicore.get("op_select_format") or aicore.get("dtypes") is not None:
+        return
+    fact = facts.get((entry["release"], entry["family"], entry["op"]))
+    if fact is None:
+        return
+    static = _shapes_answer(fact["static_shapes"])
+    dynamic = _shapes_answer(fact["dynamic_shapes"])
+    entry["aicore"] = {**aicore, "dtypes": static["dtypes"],
+                       "select_format": {"static": static, "dynamic": dynamic, "source": SELECT_FORMAT_SOURCE}}
+
+
+def fusion_targets() -> set[str]:
+    """Ascend ops the curated fusion passes and member choices leave: kernels.json needs them."""
+    doc = curated(FUSION_PASSES_FILE)
+    ops = {op for p in doc["passes"] for op in p["into"]}
+    ops.update(op for c in doc["member_choices"] for ops_ in c["choices"].values() for op in ops_)
+    return ops
+
+
+def fusion_pass_facts(registry_entries: list[dict]) -> list[dict]:
+    """op_facts.json entries: one fusion-pass fact per pass and ONNX op, one partitioned-call-member
+    fact per member choice. Each ONNX op must map to the pass's Ascend op in one of its profiles."""
+    doc = curated(FUSION_PASSES_FILE)
+    maps: dict[tuple[str, str], set[str]] = {}
+    for e in registry_entries:
+        for m in e["ascend"]:
+            maps.setdefault((e["profile"], e["op"]), set()).update([m["ascend_op"], *m.get("expands_to", ())])
+    facts = []
+    for p in doc["passes"]:
+        unknown = set(p["conditions"]) - set(FUSION_CONDITIONS)
+        if unknown or p["main"] not in p["into"]:
+            raise SystemExit(f"build_op_tables: {FUSION_PASSES_FILE} {p['pass']}: conditions {sorted(unknown)} or "
+                             f"main {p['main']} not understood")
+        for onnx_op, feeds in sorted(p["onnx"].items()):
+            held = [pr for pr in p["profiles"] if p["ascend_op"] in maps.get((pr, onnx_op), set())]
+            if not held:
+                raise SystemExit(f"build_op_tables: {FUSION_PASSES_FILE} {p['pass']}: {onnx_op} maps to "
+                                 f"{p['ascend_op']} in none of {p['profiles']}")
+            params = {"pass": p["pass"], "ascend_op": p["ascend_op"], "into": p["into"], "main": p["main"],
+                      "onnx_inputs": feeds, "conditions": p["conditions"]}
+            if p.get("fails_when"):
+                params["fails_when"] = p["fails_when"]
+            facts.append({"kind": "fusion-pass", "op": onnx_op, "attr": None, "profiles": sorted(held),
+                          "values": None, "absent": None, "when": None, "opsets": None, "params": params,
+                          "note": p["note"], "severity": "info", "source": p["source"]})
+    for c in doc["member_choices"]:
+        members = set().union(*(maps.get((pr, c["op"]), set()) for pr in c["profiles"]))
+        chosen = {op for ops in c["choices"].values() for op in ops}
+        if not chosen <= members:
+            raise SystemExit(f"build_op_tables: {FUSION_PASSES_FILE} {c['op']} members {sorted(chosen - members)} "
+                             f"not in its registrations")
+        facts.append({"kind": "partitioned-call-member", "op": c["op"], "attr": None, "profiles": sorted(c["profiles"]),
+                      "values": None, "absent": None, "when": None, "opsets": None,
+                      "params": {"by": c["by"], "choices": c["choices"], "attr": c["attr"], "default": c["default"]},
+                      "note": c["note"], "severity": "info", "source": c["source"]})
+    return facts
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -1278,7 +1389,8 @@ def build(reference: Path) -> dict[str, str]:
             "atccheck.kernels/1",
             "AI Core and AI CPU kernel facts per kernel family, for the Ascend ops the ONNX parser produces. "
             "An op absent for a family has a kernel in neither engine's config.",
-            ["ascend_op_kernels.json", "cann_onnx_registry.json"], reference, build_kernels(reference, registry_entries)),
+            ["ascend_op_kernels.json", "cann_onnx_registry.json"], reference, build_kernels(reference, registry_entries),
+            curated=curated_facts(SELECT_FORMAT_FILE, FUSION_PASSES_FILE)),
         "socs.json": table(
             "atccheck.socs/1",
             "Valid --soc_version names atccheck supports, with kernel family, buffer sizes and device memory.",
@@ -1295,8 +1407,12 @@ def build(reference: Path) -> dict[str, str]:
         "op_facts.json": table(
             "atccheck.op_facts/1",
             "Op behaviours from the CANN plugin sources, fusion passes and published pages that are not attribute "
-            "ranges: ignored attributes, empty reduce axes, dtypes a precision mode rejects, AI Core rewrites.",
-            ["onnx_op_spec.json", "cann_onnx_registry.json"], reference, build_op_facts(reference, onnx_names, spelled)),
+            "ranges: ignored attributes, empty reduce axes, dtypes a precision mode rejects, AI Core rewrites, and "
+            "the graph fusion passes of op_tables/curated/fusion_passes.json.",
+            ["onnx_op_spec.json", "cann_onnx_registry.json"], reference,
+            sorted(build_op_facts(reference, onnx_names, spelled) + fusion_pass_facts(registry_entries),
+                   key=lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"])),
+            curated=curated_facts(FUSION_PASSES_FILE)),
         "limits.json": table(
             "atccheck.limits/1",
             "Named numeric limits from CANN sources and pages.",
