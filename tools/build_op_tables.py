@@ -1387,8 +1387,10 @@ def build(reference: Path) -> dict[str, str]:
             native_types_source="hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_util.h (kOnnxOpMap)"),
         "kernels.json": table(
             "atccheck.kernels/1",
-            "AI Core and AI CPU kernel facts per kernel family, for the Ascend ops the ONNX parser produces. "
-            "An op absent for a family has a kernel in neither engine's config.",
+            "AI Core and AI CPU kernel facts per kernel family, for the Ascend ops the ONNX parser produces and "
+            "the ops graph fusion passes leave. An op absent for a family has a kernel in neither engine's config. "
+            "Where the config leaves the AI Core dtypes to op_select_format, aicore.select_format holds what that "
+            "function offers (op_tables/curated/op_select_format.json).",
             ["ascend_op_kernels.json", "cann_onnx_registry.json"], reference, build_kernels(reference, registry_entries),
             curated=curated_facts(SELECT_FORMAT_FILE, FUSION_PASSES_FILE)),
         "socs.json": table(
