@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 INT32 = (-(2**31), 2**31 - 1)
 INT64_TYPE = 7
 INT32_TYPE = 6
-FINDING_RULES = frozenset({"dtype-not-supported"})
+# dtype-not-supported (no kernel takes int64) and aicpu-fallback (only the AI CPU kernel takes it)
+FINDING_RULES = frozenset({"dtype-not-supported", "aicpu-fallback"})
 # Ops whose outputs only hold values taken from these inputs (by position; None = every input).
 MOVES = {
     "Identity": (0,), "Reshape": (0,), "Squeeze": (0,), "Unsqueeze": (0,), "Flatten": (0,), "Transpose": (0,),

@@ -36,7 +36,8 @@ class Float64ToFloat32(FixPass):
 
     name = "float64-to-float32"
     stage = "repair"
-    fixes: ClassVar[frozenset[str]] = frozenset({"dtype-not-supported"})
+    # float64 that no kernel takes (dtype-not-supported) or only the AI CPU kernel takes (aicpu-fallback)
+    fixes: ClassVar[frozenset[str]] = frozenset({"dtype-not-supported", "aicpu-fallback"})
     safe = False
     tolerance = 1e-4
     rtol = 1e-4

@@ -14,8 +14,7 @@ from atccheck.tables import Kernel, OpFact
 
 @register
 class AicpuFallback(Rule):
-    """The node runs on AI CPU: its Ascend op has no AI Core kernel for this chip, AI Core rejects it, or the AI
-    Core kernel does not take its input dtype.
+    """The node runs on AI CPU: no AI Core kernel for this chip, AI Core rejects it, or not for its input dtype.
 
     ## What it does
     Finds the Ascend op(s) the node becomes at its opset (a PartitionedCall's member is
@@ -164,9 +163,10 @@ class AicpuFallback(Rule):
                 source=kernel_source(view) + self._fusion_source(fusion),
                 fix=FixSuggestion.manual(),
                 data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
-                      "reason": "dtype-not-on-ai-core", "dtypes": dtypes, "input": index,
-                      "aicore_dtypes": list(view.listed or ()), "fact": "select-format" if view.select_format
-                      else "config", "shapes": "dynamic" if view.dynamic else "static",
+                      "reason": "dtype-not-on-ai-core", "dtype": dtype, "dtypes": dtypes, "input": index,
+                      "aicore_dtypes": list(view.listed or ()), "allowed": list(view.listed or ()),
+                      "fact": "select-format" if view.select_format else "config",
+                      "shapes": "dynamic" if view.dynamic else "static",
                       "precision_mode": target.precision_mode, **self._fusion_data(fusion)},
             )
         elif unread:
