@@ -65,7 +65,8 @@ class AicpuFallback(Rule):
     (impl/dynamic/resize.py), ``ai-core-rewrite`` (strided_slice_v2, top_k and const2attr
     fusion passes) and ``fusion-pass`` (``op_tables/curated/fusion_passes.json``: the 2022
     canndev ``ops/built-in/fusion_pass/graph_fusion/ai_core`` passes for TensorScatterUpdate,
-    NonMaxSuppressionV6, Tril, Triu, Range, Einsum and AffineGrid; hicann/ops-nn
+    NonMaxSuppressionV6, Tril, Triu, Range, Einsum, AffineGrid, GlobalAveragePool, AvgPool3D and
+    HardMax; hicann/ops-math ``math/reduce_mean/op_graph/fusion_pass/globalavgpool_fusion_pass.cpp``@c41933244; hicann/ops-nn
     ``index/scatter_nd_update/op_graph/fusion_pass/tensor_scatter_update_fusion_pass.cpp``@2ed4b883;
     hicann/ops-nn ``common/src/framework/scatter_nd_onnx_plugin.cpp``@e5c3fa932 for ScatterND's
     members); ``atc_options.json`` ``precision_fp16_casts``.
