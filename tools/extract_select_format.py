@@ -939,6 +939,10 @@ def curated_doc(results: list[dict]) -> dict:
                        "(dynamicFormat.flag=true; kernels.json marks them op_select_format). 'dtypes' are those of the "
                        "data input (input 0, and the inputs that share its dtype); null with 'unknown' saying why "
                        "where the code does not answer.",
+        "source": "leideng/CANN-8.1.RC1:Ascend/ascend-toolkit/8.1.RC1/opp/built-in/op_impl/ai_core/tbe/impl/"
+                  "{,dynamic/}*.py@551ed27c and dengguojie/vue-element-admin:ops/built-in/tbe/impl/{,dynamic/}*.py"
+                  "@7d77ce32d (the repository holds Huawei canndev): each entry's 'config' names the ops-info config, "
+                  "and each shape kind's 'source' the op_select_format function and lines that answer",
         "how_derived": [
             "tools/extract_select_format.py imported each impl from the mirrors with the TBE runtime replaced by "
             "stand-ins and called op_select_format once per candidate dtype, per shape tried (ONNX-like: NCHW for 4-D, "

@@ -28,8 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
 INT32 = (-(2**31), 2**31 - 1)
 INT64_TYPE = 7
 INT32_TYPE = 6
-# dtype-not-supported (no kernel takes int64) and aicpu-fallback (only the AI CPU kernel takes it)
-FINDING_RULES = frozenset({"dtype-not-supported", "aicpu-fallback"})
 # Ops whose outputs only hold values taken from these inputs (by position; None = every input).
 MOVES = {
     "Identity": (0,), "Reshape": (0,), "Squeeze": (0,), "Unsqueeze": (0,), "Flatten": (0,), "Transpose": (0,),
@@ -279,16 +277,16 @@ def _to(node: "onnx.NodeProto") -> int | None:
 
 
 def wanted(findings) -> bool:
-    """A dtype finding names an int64 input that int32 would do for."""
+    """A dtype finding the pass answers names an int64 input that int32 would do for."""
     return bool(targets(findings))
 
 
 def targets(findings) -> dict[tuple[str, str], set[int]]:
-    """(graph path, node label) -> int64 input positions named by dtype findings."""
+    """(graph path, node label) -> int64 input positions named by the dtype findings the pass answers."""
     out: dict[tuple[str, str], set[int]] = {}
     for f in findings:
         data = dict(f.data or {})
-        if f.name not in FINDING_RULES or data.get("dtype") != "int64" or not isinstance(data.get("input"), int):
+        if data.get("dtype") != "int64" or not isinstance(data.get("input"), int):
             continue
         allowed = data.get("allowed")
         if allowed is not None and len(allowed) and "int32" not in allowed:
@@ -314,16 +312,16 @@ def graphs_by_path(model: "onnx.ModelProto") -> dict[str, "onnx.GraphProto"]:
     return found
 
 
-def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
-    """The body of both passes: rewrite the nodes dtype findings name, proved ones only if asked."""
+def run_pass(model: "onnx.ModelProto", ctx, findings, require_proof: bool):
+    """The body of both passes: rewrite the nodes the answered dtype findings name, proved ones only if asked."""
     from atccheck.model.graph import GraphIndex
     from atccheck.passes._graph import Names, opset_of, shapes_of
-    from atccheck.passes.base import PassResult
+    from atccheck.passes.base import PassResult, left
 
     shapes = shapes_of(model, ctx)
     index = GraphIndex(model)
     bounds = Bounds(index, shapes)
-    wanted = targets(ctx.findings)
+    wanted = targets(findings)
     if not wanted:
         return PassResult(model, False, [])
     opset = opset_of(model)
@@ -336,10 +334,10 @@ def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
             continue
         outcome = plan(gnode.node, graphs[gnode.graph], gnode.index, min(positions), opset, bounds, shapes)
         if isinstance(outcome, str):
-            notes.append(f"{gnode.op_type} '{gnode.label}' left as is: {outcome}")
+            notes.append(left(f"{gnode.op_type} '{gnode.label}' left as is: {outcome}", gnode.label))
         elif require_proof and not outcome.proved:
-            notes.append(f"{gnode.op_type} '{gnode.label}' left as is: {outcome.why} (int64-to-int32-unproven, "
-                         "with --unsafe-fixes, casts it anyway)")
+            notes.append(left(f"{gnode.op_type} '{gnode.label}' left as is: {outcome.why} (int64-to-int32-unproven, "
+                              "with --unsafe-fixes, casts it anyway)", gnode.label))
         else:
             plans.append(outcome)
     if not plans:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.findings import Finding
 
 FLOAT64 = "float64"
 # attributes that name an element type (Cast 'to', RandomNormal/EyeLike/*Like 'dtype', ...)
@@ -21,12 +19,13 @@ DTYPE_ATTRS = frozenset({"to", "dtype", "output_dtype"})
 class Float64ToFloat32(FixPass):
     """Make every float64 tensor of the model float32: weights, constants, casts, inputs and outputs.
 
-    Ascend has float64 kernels for few ops and only on the AI CPU; dtype-not-supported reports
-    float64 compute (sklearn-onnx exports, ``torch.double`` leftovers, numpy constants). This
-    pass rewrites every float64 in the model to float32, in every graph: initializers and
-    tensor attributes (Constant, ConstantOfShape) are converted, ``Cast(to=DOUBLE)`` and dtype
-    attributes (RandomNormal, EyeLike, ...) ask for FLOAT, and graph inputs, outputs and value
-    annotations of float64 become float32. **The model's interface changes**: a float64 input
+    Ascend has float64 kernels for few ops and only on the AI CPU: dtype-not-supported reports
+    float64 no kernel takes, aicpu-fallback float64 only the AI CPU kernel takes (sklearn-onnx
+    exports, ``torch.double`` leftovers, numpy constants). This pass rewrites every float64 in
+    the model to float32, in every graph: initializers and tensor attributes (Constant,
+    ConstantOfShape) are converted, ``Cast(to=DOUBLE)`` and dtype attributes (RandomNormal,
+    EyeLike, ...) ask for FLOAT, and graph inputs, outputs and value annotations of float64
+    become float32. **The model's interface changes**: a float64 input
     or output is float32 afterwards (the notes list them), so feed float32.
 
     Unsafe: float32 keeps about 7 significant digits against float64's 16, and values beyond
@@ -36,21 +35,21 @@ class Float64ToFloat32(FixPass):
 
     name = "float64-to-float32"
     stage = "repair"
-    # float64 that no kernel takes (dtype-not-supported) or only the AI CPU kernel takes (aicpu-fallback)
-    fixes: ClassVar[frozenset[str]] = frozenset({"dtype-not-supported", "aicpu-fallback"})
+    answers = (
+        FixLink("dtype-not-supported", when={"dtype": ("float64",)}, named=False),
+        FixLink("dtype-not-supported", when={"output_dtype": ("float64",)}, named=False),
+        # float64 that only the AI CPU kernel takes (the AI Core kernel's list, or what op_select_format offers)
+        FixLink("aicpu-fallback", when={"reason": ("dtype-not-on-ai-core",), "dtype": ("float64",)}, named=False),
+    )
     safe = False
     tolerance = 1e-4
     rtol = 1e-4
 
-    def wanted(self, findings: Sequence["Finding"]) -> bool:
-        return any(f.name in self.fixes and FLOAT64 in (f.data.get("dtype"), f.data.get("output_dtype"))
-                   for f in findings if f.data)
-
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         too_big = _beyond_float32(model)
         if too_big:
-            return PassResult(model, False, [f"left as is: constant '{too_big}' holds values beyond float32's range "
-                                             "(3.4e38); the model needs float64 there"])
+            return PassResult(model, False, [left(f"left as is: constant '{too_big}' holds values beyond float32's "
+                                                  "range (3.4e38); the model needs float64 there", too_big)])
         counts = {"tensors": 0, "nodes": 0}
         interface = [f"input '{vi.name}'" for vi in model.graph.input if _is_double(vi.type)]
         interface += [f"output '{vi.name}'" for vi in model.graph.output if _is_double(vi.type)]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.passes import _int64
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -24,13 +24,18 @@ class Int64ToInt32Unproven(FixPass):
 
     name = "int64-to-int32-unproven"
     stage = "repair"
-    fixes: ClassVar[frozenset[str]] = _int64.FINDING_RULES
+    answers = (
+        FixLink("dtype-not-supported", when={"dtype": ("int64",)}, named=False),
+        # int64 that only the AI CPU kernel takes (the AI Core kernel's list, or what op_select_format offers)
+        FixLink("aicpu-fallback", when={"reason": ("dtype-not-on-ai-core",), "dtype": ("int64",)}, has=("input",),
+                named=False),
+    )
     safe = False
     tolerance = 0.0
     rtol = 0.0
 
     def wanted(self, findings) -> bool:
-        return _int64.wanted(findings)
+        return _int64.wanted(self.answered(findings))
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        return _int64.run_pass(model, ctx, require_proof=False)
+        return _int64.run_pass(model, ctx, self.answered(ctx.findings), require_proof=False)

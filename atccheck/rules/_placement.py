@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from atccheck.context import NodeContext
-from atccheck.rules._attrs import onnx_schema
+from atccheck.model.schema import onnx_schema
 from atccheck.tables import Kernel, OpFact
 
 # --------------------------------------------------------------------------- fusion passes

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.domains import is_standard
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import ascend_ops, composite_members, effective_attr, reaches_plugin, same_value
 from atccheck.rules._placement import Fusion, KernelView, fp16_casts, judged_op, kernel_source, kernel_view
 from atccheck.rules.base import Rule, register
@@ -79,7 +80,7 @@ class AicpuFallback(Rule):
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         ctx = node.ctx
-        if node.domain not in ("", "ai.onnx") or not ctx.has_kernel_facts:
+        if not is_standard(node.domain) or not ctx.has_kernel_facts:
             return
         if not reaches_plugin(node):
             return
@@ -117,7 +118,6 @@ class AicpuFallback(Rule):
                 hint=self._hint(node, op),
                 source=f"op_tables/kernels.json {kernel.release} {kernel.family} {judged}; {kernel.source}"
                        + self._fusion_source(fusion),
-                fix=FixSuggestion.manual(),
                 data={"ascend_op": judged, "family": kernel.family, "release": kernel.release,
                       "reason": "no-ai-core-kernel", **self._fusion_data(fusion)},
             )
@@ -162,7 +162,6 @@ class AicpuFallback(Rule):
                 hint=f"cast the input to {'/'.join(view.listed or ())} to keep {op} on AI Core, or accept the AI CPU "
                      f"cost",
                 source=kernel_source(view) + self._fusion_source(fusion),
-                fix=FixSuggestion.manual(),
                 data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
                       "reason": "dtype-not-on-ai-core", "dtype": dtype, "dtypes": dtypes, "input": index,
                       "aicore_dtypes": list(view.listed or ()), "allowed": list(view.listed or ()),
@@ -180,7 +179,6 @@ class AicpuFallback(Rule):
                 hint=f"cast the input to a dtype the published page lists to keep {op} on AI Core",
                 source=kernel_source(view) + self._fusion_source(fusion),
                 severity=Severity.INFO,
-                fix=FixSuggestion.manual(),
                 data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
                       "reason": "select-format-unknown", "dtypes": [dtype], "input": index,
                       "unknown": view.unknown, "shapes": "dynamic" if view.dynamic else "static",
@@ -251,7 +249,6 @@ class AicpuFallback(Rule):
             source=(f"op_tables/registry.json {node.parser_key} (Ascend mapping); op_tables/kernels.json "
                     f"{kernel.release} {kernel.family} {', '.join(names)}; {kernel.source}"
                     + "".join(self._fusion_source(f) for f in passes)),
-            fix=FixSuggestion.manual(),
             data=data,
         )
 
@@ -282,7 +279,6 @@ class AicpuFallback(Rule):
                 hint=f"use {fact.attr} {'/'.join(map(str, fact.values or ()))} if the model allows it, or accept the "
                 "AI CPU cost",
                 source=f"op_tables/op_facts.json check-supported-rejects; {fact.source}; op_tables/kernels.json",
-                fix=FixSuggestion.manual(),
                 data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
                       "reason": "check-supported", "attr": fact.attr, "value": value},
             )

@@ -65,18 +65,26 @@ def test_the_generator_folds_the_curated_answers_into_the_kernels():
 def test_fusion_passes_are_sourced_and_their_ops_have_kernel_facts():
     doc = fusion_passes()
     profiles = set(tables().profiles)
-    for p in doc["passes"]:
+    for p in doc["entries"]:
         assert SOURCE.match(p["source"]), p["pass"]
         assert set(p["profiles"]) <= profiles and p["main"] in p["into"]
+        assert set(p["conditions"]) <= set(doc["how_read"]), p["pass"]
+        assert set(p.get("fails_when", {})) <= {*p["conditions"], "message"}, p["pass"]
         releases = {tables().profiles[pr].kernel_release for pr in p["profiles"]}
         for release in releases:
             assert any(tables().kernel(release, family, p["main"]) is not None
                        for family in ("ascend310", "ascend310p", "ascend910", "ascend910b")), (p["pass"], release)
-    for c in doc["member_choices"]:
-        assert SOURCE.match(c["source"]) and set(c["profiles"]) <= profiles and c["default"] in c["choices"]
+
+
+def test_a_member_choice_by_attribute_names_the_plugin_default_among_its_choices():
+    doc = json.loads((CURATED / "partitioned_call_members.json").read_text(encoding="utf-8"))
+    defaults = [e for e in doc["entries"] if "default" in e]
+    assert {e["op"] for e in defaults} >= {"ScatterND", "Trilu"}
+    for entry in defaults:
+        assert entry["by"] == "attr" and entry["default"] in entry["choices"], entry["op"]
 
 
 def test_every_pass_becomes_an_op_fact_per_onnx_op():
     facts = [e for e in read_table("op_facts.json")["entries"] if e["kind"] == "fusion-pass"]
-    expected = {(p["pass"], onnx_op) for p in fusion_passes()["passes"] for onnx_op in p["onnx"]}
+    expected = {(p["pass"], onnx_op) for p in fusion_passes()["entries"] for onnx_op in p["onnx"]}
     assert {(f["params"]["pass"], f["op"]) for f in facts} == expected
