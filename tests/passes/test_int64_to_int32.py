@@ -47,3 +47,16 @@ def test_values_from_graph_inputs_are_left_and_said_so():
     assert int64_findings(model)
     result = run_pass(Int64ToInt32, model, soc=SOC)
     assert not result.modified and any("nothing bounds 'a'" in n and "--unsafe-fixes" in n for n in result.notes)
+
+
+def test_it_answers_the_dtype_findings_of_aicpu_fallback_not_its_others():
+    model = indices_times_three()
+    slow = [f for f in named(model, "aicpu-fallback", soc=SOC) if f.data.get("dtype") == "int64"]
+    assert slow and all(f.data["reason"] == "dtype-not-on-ai-core" for f in slow)
+    assert Int64ToInt32().answered(slow) == slow
+    # kernels.json cann-8.1.RC1 ascend310p: ScatterElements has an AI CPU kernel only -- not a dtype question
+    scatter = make_model([helper.make_node("ScatterElements", ["x", "i", "u"], ["y"])],
+                         [tensor_input("x", [4, 4]), tensor_input("i", [2, 4], TensorProto.INT64),
+                          tensor_input("u", [2, 4])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 4])])
+    other = named(scatter, "aicpu-fallback")
+    assert [f.data["reason"] for f in other] == ["no-ai-core-kernel"] and Int64ToInt32().answered(other) == []
