@@ -917,6 +917,7 @@ def other_flags(options: dict) -> list[dict]:
 SELECT_FORMAT_SOURCE = "op_tables/curated/op_select_format.json"
 FUSION_CONDITIONS = ("const_inputs", "static_inputs", "dtypes", "dtypes_excluded", "main_takes_dtype", "max_inputs",
                      "dynamic_equations")
+FUSION_FAILURES = ("not-constant", "negative-element-count")  # fusion_passes.json how_read.fails_when
 
 
 def select_format_by_key() -> dict[tuple[str, str, str], dict]:
@@ -982,6 +983,9 @@ def fusion_pass_facts(registry_entries: list[dict]) -> list[dict]:
             params = {"pass": p["pass"], "ascend_op": p["ascend_op"], "into": p["into"], "main": p["main"],
                       "onnx_inputs": feeds, "conditions": p["conditions"]}
             if p.get("fails_when"):
+                if any(case["case"] not in FUSION_FAILURES or not case["source"] for case in p["fails_when"]):
+                    raise SystemExit(f"build_op_tables: fusion_passes.json {p['pass']}: a fails_when case is not one "
+                                     f"of {FUSION_FAILURES}, or has no source")
                 params["fails_when"] = p["fails_when"]
             facts.append({"kind": "fusion-pass", "op": onnx_op, "attr": None, "profiles": sorted(held),
                           "values": None, "absent": None, "when": None, "opsets": None, "params": params,

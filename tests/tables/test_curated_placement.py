@@ -69,7 +69,11 @@ def test_fusion_passes_are_sourced_and_their_ops_have_kernel_facts():
         assert SOURCE.match(p["source"]), p["pass"]
         assert set(p["profiles"]) <= profiles and p["main"] in p["into"]
         assert set(p["conditions"]) <= set(doc["how_read"]), p["pass"]
-        assert set(p.get("fails_when", {})) <= {*p["conditions"], "message"}, p["pass"]
+        for case in p.get("fails_when", ()):
+            assert case["case"] in {"not-constant", "negative-element-count"} and case["case"] in doc["how_read"][
+                "fails_when"], p["pass"]
+            assert isinstance(case["input"], int) and case["log"] and SOURCE.match(case["source"]), p["pass"]
+            assert case["atc_error"] is None or case["atc_error"] in tables().atc_errors, p["pass"]
         releases = {tables().profiles[pr].kernel_release for pr in p["profiles"]}
         for release in releases:
             assert any(tables().kernel(release, family, p["main"]) is not None
