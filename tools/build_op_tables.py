@@ -860,6 +860,43 @@ POOL_AICPU_NOTE = ("kH*kW above pool_aicpu_window_area or a stride above pool_ai
 # ONNX semantics, not a CANN fact: the inputs whose values (not only shapes) decide an op's output
 # shape, from the ONNX operator spec. An op not listed: every input counts.
 ONNX_OPERATORS = "onnx/onnx docs/Operators.md (ONNX operator spec: inputs that give the output shape)"
+# ONNX spec: attributes only training reads; an op in inference computes the same without them. opsets: the
+# since-versions whose schema has the attribute. when: the node is in inference only while that attribute (absent
+# stands for the ONNX default) has one of these values; params.training_input: an input whose absence or constant
+# false is inference; params.unused_outputs_from: outputs from this index on exist for training only.
+BN_PLUGIN_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/batch_normalization_plugin.cc@7d77ce32d"
+BN_PLUGIN_NEW = "hicann/ops-nn:norm/batch_norm/framework/batch_normalization_onnx_plugin.cpp@e5c3fa932"
+TRAINING_ONLY_ATTRS = [
+    {"op": "BatchNormalization", "attr": "momentum", "opsets": [7, 9, 14, 15],
+     "when": {"attr": "training_mode", "values": [0]}, "params": {"unused_outputs_from": 1},
+     "note": "the factor of the running mean and variance update, which only training mode computes (outputs "
+             "running_mean/running_var); inference normalises with the mean and var inputs. Neither BatchNorm plugin "
+             f"reads it (they read epsilon and training_mode: {BN_PLUGIN_OLD}, {BN_PLUGIN_NEW}); the published page "
+             "lists it as not supported",
+     "source": "onnx/onnx docs/Changelog.md BatchNormalization-7, -9, -14, -15 (momentum)"},
+    {"op": "Dropout", "attr": "ratio", "opsets": [7, 10], "params": {},
+     "note": "the drop probability; Dropout-7 and -10 in inference copy the input (and set the mask to all true), "
+             "whatever the ratio",
+     "source": "onnx/onnx docs/Changelog.md Dropout-7, -10 (ratio)"},
+    {"op": "Dropout", "attr": "seed", "opsets": [12, 13, 22], "params": {"training_input": 2},
+     "note": "the random seed of the drop mask, drawn only when training_mode is true; with training_mode absent or "
+             "false Dropout copies the input",
+     "source": "onnx/onnx docs/Changelog.md Dropout-12, -13, -22 (seed)"},
+]
+
+
+def checked_training_only_attrs() -> list[dict]:
+    """TRAINING_ONLY_ATTRS, each attribute checked against the installed onnx's schema at every listed opset."""
+    from onnx import defs
+
+    for item in TRAINING_ONLY_ATTRS:
+        for version in item["opsets"]:
+            schema = defs.get_schema(item["op"], version)
+            if schema.since_version != version or item["attr"] not in schema.attributes:
+                raise SystemExit(f"build_op_tables: {item['op']}-{version} has no attribute {item['attr']}")
+    return TRAINING_ONLY_ATTRS
+
+
 SHAPE_VALUE_INPUTS = {
     "CenterCropPad": [1], "Compress": [1], "ConstantOfShape": [0], "Expand": [1], "If": [0], "Loop": [0, 1],
     "MaxUnpool": [2], "NonMaxSuppression": [0, 1, 2, 3, 4], "NonZero": [0], "OneHot": [1], "Pad": [1, 3],
@@ -943,6 +980,9 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             raise SystemExit(f"build_op_tables: {op} is not a standard ONNX op")
         add("shape-value-inputs", op, ALL_PROFILES, ONNX_OPERATORS, params={"inputs": indices}, severity="info",
             note="the inputs whose values decide the output shape")
+    for item in checked_training_only_attrs():
+        add("training-only-attr", item["op"], ALL_PROFILES, item["source"], attr=item["attr"], opsets=item["opsets"],
+            when=item.get("when"), params=item["params"], severity="info", note=item["note"])
     for item in AI_CORE_REWRITES:
         add("ai-core-rewrite", item["op"], ALL_PROFILES, item["source"], note=item["note"],
             params={"ascend_op": item["ascend_op"], "into": item["into"], "const_inputs": item["const_inputs"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 CATALOG: dict[tuple[str, str | None], tuple[str, bool]] = {
     ("aicpu-fallback", "Resize"): ("decompose-resize", True),
     ("attr-ignored", "Resize"): ("decompose-resize", True),
+    ("attr-out-of-range", "BatchNormalization"): ("drop-training-attributes", True),
     ("attr-out-of-range", "Einsum"): ("decompose-einsum", True),
     ("attr-out-of-range", "GridSample"): ("decompose-grid-sample", True),
     ("attr-out-of-range", "Resize"): ("use-pytorch-half-pixel", True),
