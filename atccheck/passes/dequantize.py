@@ -335,7 +335,7 @@ class _Dequantizer:
     def _DynamicQuantizeLinear(self, node: "onnx.NodeProto") -> bool:
         self.shadow[node.output[0]] = self.value(node.input[0])
         if len(node.output) > 1 and node.output[1]:
-            self.dynamic_scale[node.output[1]] = node.input[0]
+            self.dynamic_scale[node.output[1]] = self.value(node.input[0])
         self.out.append(node)
         return True
 
@@ -512,11 +512,15 @@ class _Dequantizer:
         scale_of_product = mul.input[1] if mul.input[0] == cast.output[0] else mul.input[0]
         a, b = node.input[0], node.input[1]
         b_zero = node.input[3] if len(node.input) > 3 else None
-        b_scale = self._weight_scale(scale_of_product, a)
-        if b_scale is None:
-            return "the weight scale is not found in the scale product"
         fa = self.shadow.get(a)
-        fb = self.float_of(b, b_scale, b_zero, axis=0 if op == "Conv" else -1)
+        if b in self.shadow and self._dynamic_product(scale_of_product, a, b):
+            # both operands quantized at run time (weights an exporter lists as graph inputs, as Paddle's do)
+            fb: str | None = self.shadow[b]
+        else:
+            b_scale = self._weight_scale(scale_of_product, a)
+            if b_scale is None:
+                return "the weight scale is not found in the scale product"
+            fb = self.float_of(b, b_scale, b_zero, axis=0 if op == "Conv" else -1)
         if fa is None or fb is None:
             return "an operand is not a dynamically quantized activation or a constant"
         new = _node(op, [fa, fb], [mul.output[0]])
@@ -525,6 +529,13 @@ class _Dequantizer:
         self.out.append(new)
         self.replaced.update({id(cast), id(mul)})
         return True
+
+    def _dynamic_product(self, product: str, a: str, b: str) -> bool:
+        """``product`` is Mul of the scales DynamicQuantizeLinear gave ``a`` and ``b``."""
+        producer = self.producer.get(product)
+        scales = {k for k, v in self.dynamic_scale.items() if v in (self.shadow.get(a), self.shadow.get(b))}
+        return producer is not None and producer.op_type == "Mul" and set(producer.input) <= scales \
+            and len(set(producer.input)) == 2
 
     def _weight_scale(self, product: str, a: str) -> str | None:
         """The constant scale of the weights in ``product`` = Mul(scale of a, weight scale)."""

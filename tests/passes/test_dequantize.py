@@ -279,3 +279,26 @@ def test_a_rolled_back_dequantize_says_why_and_the_json_report_stays_valid(tmp_p
     from atccheck.emit.fix_text import render as render_text
 
     assert "tolerance inf" not in render_text(outcome)
+
+
+def test_convinteger_on_weights_quantized_at_run_time_comes_back_as_conv(tmp_path):
+    """Paddle's exports hold the weights in Constant nodes, which quantize_dynamic quantizes at run time like
+    activations: ConvInteger of two DynamicQuantizeLinear outputs, the scale product a Mul of both dynamic scales."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    rng = np.random.default_rng(4)
+    weights = onnx.numpy_helper.from_array(rng.standard_normal((6, 3, 3, 3)).astype(np.float32) * 0.3)
+    nodes = [helper.make_node("Constant", [], ["w"], value=weights, name="weights"),
+             helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    model = make_model(nodes, [tensor_input("x", [1, 3, 8, 8])], [tensor_input("y", [1, 6, 8, 8])], [], opset=13)
+    source, target = tmp_path / "float.onnx", tmp_path / "dynamic.onnx"
+    onnx.save(model, str(source))
+    quantize_dynamic(str(source), str(target), weight_type=QuantType.QUInt8, op_types_to_quantize=["Conv"])
+    quantized_model = onnx.load(str(target))
+    assert ops(quantized_model)["DynamicQuantizeLinear"] == 2 and ops(quantized_model)["ConvInteger"] == 1
+    result = run_pass(Dequantize, quantized_model, unsafe=True)
+    assert result.modified, result.notes
+    assert not set(ops(result.model)) & HANDLED
+    feeds = {"x": rng.standard_normal((1, 3, 8, 8)).astype(np.float32)}
+    assert cosine(run(target, feeds), run(result.model, feeds)) > 0.99
