@@ -138,6 +138,8 @@ class _Dequantizer:
     out: list = field(default_factory=list)
     replaced: set[int] = field(default_factory=set)  # ids of nodes a rewrite took over
     counts: dict[str, int] = field(default_factory=dict)
+    # integer output of a rewritten QOperator op -> its (scale, zero point): what requantizes a graph output
+    out_params: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     changed: bool = False
     serial: int = 0
@@ -181,7 +183,16 @@ class _Dequantizer:
             for i, name in enumerate(node.input):
                 if name in self.rename:
                     node.input[i] = self.rename[name]
+        produced = {o for n in self.out for o in n.output}
         for output in graph.output:
+            params = self.out_params.get(output.name)
+            if output.name not in produced and params is not None and output.name in self.shadow \
+                    and self.requantize(self.shadow[output.name], *params, output.name):
+                produced.add(output.name)
+                self.notes.append(
+                    f"output '{output.name}' stays an integer tensor, for the next model of an int8 pipeline: "
+                    "the float result requantized by Div, Round, Add, Clip, Cast; its values can move by a step "
+                    "from the int8 model's, and fix compares integer outputs exactly")
             if output.name in self.rename:
                 self.out.append(_node("Identity", [self.rename[output.name]], [output.name]))
         del graph.node[:]
@@ -326,6 +337,34 @@ class _Dequantizer:
         self.emit("Relu", [value], [out])
         return out
 
+    def quantized(self, name: str, value: str, scale: str, zero: str | None) -> None:
+        """``name``, the integer output of a rewritten QOperator op, stands for the float ``value``."""
+        self.shadow[name] = self.clamped(value, zero)
+        self.out_params[name] = (scale, zero)
+
+    def requantize(self, value: str, scale: str, zero: str | None, out: str) -> bool:
+        """``out`` = QuantizeLinear(value, scale, zero) in ops ATC registers: Cast(Clip(Round(value / scale) + zero)).
+
+        For a graph output that is an integer tensor (a model of an int8 pipeline hands it on).
+        """
+        import numpy as np
+
+        z = self.consts.get(zero) if zero else np.zeros((), np.uint8)
+        if scale not in self.consts or z is None or z.size != 1:
+            return False
+        info = np.iinfo(z.dtype)
+        dtype = {np.dtype(np.uint8): 2, np.dtype(np.int8): 3}.get(z.dtype)
+        if dtype is None:
+            return False
+        ratio, rounded, shifted, clipped = (self.fresh(value) for _ in range(4))
+        self.emit("Div", [value, self.const("scale", self.consts[scale].astype(np.float32).reshape(()))], [ratio])
+        self.emit("Round", [ratio], [rounded])
+        self.emit("Add", [rounded, self.const("zero", z.astype(np.float32).reshape(()))], [shifted])
+        self.emit("Clip", [shifted, self.const("low", np.array(info.min, np.float32)),
+                           self.const("high", np.array(info.max, np.float32))], [clipped])
+        self.emit("Cast", [clipped], [out], to=dtype)
+        return True
+
     def _QuantizeLinear(self, node: "onnx.NodeProto") -> bool:
         zero = node.input[2] if len(node.input) > 2 else None
         self.shadow[node.output[0]] = self.clamped(self.value(node.input[0]), zero)
@@ -368,7 +407,7 @@ class _Dequantizer:
         conv = _node("Conv", [x, w] + ([bias] if bias else []), [out])
         conv.attribute.extend(node.attribute)
         self.out.append(conv)
-        self.shadow[node.output[0]] = self.clamped(out, i[7])
+        self.quantized(node.output[0], out, i[6], i[7])
         return True
 
     def _QLinearMatMul(self, node: "onnx.NodeProto") -> bool | str:
@@ -379,7 +418,7 @@ class _Dequantizer:
             return "an operand is neither a dequantizable constant nor a quantized activation"
         out = self.fresh(node.output[0])
         self.emit("MatMul", [a, b], [out])
-        self.shadow[node.output[0]] = self.clamped(out, i[7] if len(i) > 7 else None)
+        self.quantized(node.output[0], out, i[6], i[7] if len(i) > 7 else None)
         return True
 
     def _QGemm(self, node: "onnx.NodeProto") -> bool | str:
@@ -396,7 +435,7 @@ class _Dequantizer:
         gemm.attribute.extend(a_ for a_ in node.attribute if a_.name in ("alpha", "transA", "transB"))
         self.out.append(gemm)
         if quantized_out:
-            self.shadow[node.output[0]] = self.clamped(out, i[8])
+            self.quantized(node.output[0], out, i[7], i[8])
         return True
 
     def _elementwise(self, node: "onnx.NodeProto") -> bool | str:
@@ -413,7 +452,7 @@ class _Dequantizer:
         new = _node(op, floats, [out])
         new.attribute.extend(a for a in node.attribute if a.name in keep)
         self.out.append(new)
-        self.shadow[node.output[0]] = self.clamped(out, i[out_scale + 1] or None)
+        self.quantized(node.output[0], out, i[out_scale], i[out_scale + 1] or None)
         return True
 
     def _QLinearConcat(self, node: "onnx.NodeProto") -> bool | str:
@@ -427,11 +466,12 @@ class _Dequantizer:
         out = self.fresh(node.output[0])
         self.emit("Concat", floats, [out], axis=_attr(node, "axis", 0))
         self.shadow[node.output[0]] = out
+        self.out_params[node.output[0]] = (node.input[0], node.input[1] or None)
         return True
 
     def _quantized_out(self, node: "onnx.NodeProto", out: str, zero_index: int) -> bool:
         zero = node.input[zero_index] if len(node.input) > zero_index else None
-        self.shadow[node.output[0]] = self.clamped(out, zero or None)
+        self.quantized(node.output[0], out, node.input[zero_index - 1], zero or None)
         return True
 
     def _QLinearSoftmax(self, node: "onnx.NodeProto") -> bool | str:

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
+from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from atccheck.passes._interpolation import AxisResize, axis_matrix

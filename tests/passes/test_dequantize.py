@@ -302,3 +302,32 @@ def test_convinteger_on_weights_quantized_at_run_time_comes_back_as_conv(tmp_pat
     assert not set(ops(result.model)) & HANDLED
     feeds = {"x": rng.standard_normal((1, 3, 8, 8)).astype(np.float32)}
     assert cosine(run(target, feeds), run(result.model, feeds)) > 0.99
+
+
+def test_an_integer_output_of_an_int8_pipeline_stays_integer_in_registered_ops(tmp_path):
+    model = onnx.load(str(quantized(tmp_path, "qoperator")))
+    graph = model.graph
+    last = next(n for n in graph.node if graph.output[0].name in n.output)
+    assert last.op_type == "DequantizeLinear"
+    graph.node.remove(last)  # the model hands its uint8 result to the next one
+    for node in graph.node:
+        node.output[:] = [graph.output[0].name if o == last.input[0] else o for o in node.output]
+    zero = next(t for t in graph.initializer if t.name == last.input[2])
+    graph.output[0].type.tensor_type.elem_type = zero.data_type
+    result = run_pass(Dequantize, model, unsafe=True)
+    assert result.modified
+    assert not set(ops(result.model)) & HANDLED and not any(n.domain for n in result.model.graph.node)
+    assert result.model.graph.output[0].type.tensor_type.elem_type == zero.data_type
+    assert any("stays an integer tensor" in note for note in result.notes)
+    feeds = {"x": np.random.default_rng(5).standard_normal((1, 3, 16, 16)).astype(np.float32)}
+    before, after = run(model, feeds), run(result.model, feeds)
+    assert after.dtype == before.dtype
+    assert np.abs(before.astype(int) - after.astype(int)).max() <= 2
+
+
+def test_a_changed_integer_output_is_reported_with_how_much_it_changed():
+    ref = [{"q": np.array([3, 4, 5, 6], np.uint8)}]
+    new = [{"q": np.array([3, 5, 5, 4], np.uint8)}]
+    verdict = compare_cosine(ref, new, 0.99)
+    assert not verdict.ok
+    assert "2 of 4 elements differ, by at most 2" in verdict.reason
