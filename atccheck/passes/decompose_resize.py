@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from atccheck.passes._graph import np_dtype
@@ -9,12 +10,18 @@ from atccheck.passes._interpolation import COORDINATE_MODES, MODES, NEAREST_MODE
 from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site
 from atccheck.passes.base import FixLink, PassContext, PassResult, register_pass
 
+
+@dataclass(frozen=True)
+class Limit:
+    elements: int
+    reason: str
+
+
 # Largest interpolation matrix written, in elements, and why: past it the rewrite is not worth it.
-MATRIX_LIMIT = {
-    "elements": 1 << 22,
-    "reason": "an out x in matrix past 4,194,304 elements (16 MiB in float32) weighs more than most models' "
-              "layers, and its MatMul reads every input sample for each output sample where Resize reads 1 to 4",
-}
+MATRIX_LIMIT = Limit(
+    1 << 22,
+    "an out x in matrix past 4,194,304 elements (16 MiB in float32) weighs more than most models' layers, and its "
+    "MatMul reads every input sample for each output sample where Resize reads 1 to 4")
 
 
 @register_pass
@@ -56,7 +63,8 @@ class DecomposeResize(NodeRewrite):
                 continue
             if f.name == "attr-out-of-range" and f.fix.pass_name == "use-pytorch-half-pixel":
                 continue  # renaming the coordinate mode is enough (and exact)
-            self._named.add((f.location.graph, f.location.node))
+            if f.location.node:
+                self._named.add((f.location.graph, f.location.node))
         return super().run(model, ctx)
 
     def selects(self, rw: Rewriter, site: Site) -> bool:
@@ -102,9 +110,9 @@ class DecomposeResize(NodeRewrite):
                 float(site.attr("cubic_coeff_a", -0.75)), bool(site.attr("exclude_outside", 0)),
                 bool(site.attr("antialias", 0)),
                 (float(roi[k]), float(roi[k + len(axes)])) if roi is not None else (0.0, 1.0))
-            if spec.size_out * spec.size_in > MATRIX_LIMIT["elements"]:
+            if spec.size_out * spec.size_in > MATRIX_LIMIT.elements:
                 return (f"axis {axis} would need a {spec.size_out}x{spec.size_in} matrix, past the limit of "
-                        f"{MATRIX_LIMIT['elements']:,} elements: {MATRIX_LIMIT['reason']}")
+                        f"{MATRIX_LIMIT.elements:,} elements: {MATRIX_LIMIT.reason}")
             built = axis_matrix(spec)
             if not built.identity:
                 maps[axis] = built

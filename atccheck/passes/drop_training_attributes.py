@@ -42,7 +42,7 @@ class DropTrainingAttributes(NodeRewrite):
         for f in ctx.findings:
             if f.name in self.fixes and f.location.op_type in (self.op_types or ()):
                 attr = (f.data or {}).get("attr")
-                if attr:
+                if attr and f.location.node:
                     self._named.setdefault((f.location.graph, f.location.node), set()).add(attr)
         return super().run(model, ctx)
 
