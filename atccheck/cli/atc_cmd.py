@@ -16,6 +16,7 @@ from atccheck.cli.options import (
     use_color,
     write_output,
 )
+from atccheck.target import DEFAULT_PRECISION_MODE
 
 
 @click.command("atc-cmd")
@@ -31,7 +32,7 @@ from atccheck.cli.options import (
 @click.option("--output", "atc_output", metavar="BASE",
               help="ATC's --output: base name of the .om (default: the model's path without .onnx).")
 @click.option("--precision-mode", "precision_mode", default=None, metavar="MODE",
-              help="--precision_mode or --precision_mode_v2 value (default: ATC's own, force_fp16).")
+              help="--precision_mode or --precision_mode_v2 value (default: ATC's own, " + DEFAULT_PRECISION_MODE + ").")
 @click.option("--lint", "lint_text", metavar='"atc ..."', help="Lint this atc command instead of writing one.")
 @click.option("--lint-file", "lint_file", type=click.Path(dir_okay=False, path_type=str), metavar="SCRIPT",
               help="Lint every atc command in a shell script.")

@@ -8,7 +8,7 @@ from typing import ClassVar
 from atccheck.passes._graph import np_dtype
 from atccheck.passes._interpolation import COORDINATE_MODES, MODES, NEAREST_MODES, AxisMap, AxisResize, axis_matrix
 from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site
-from atccheck.passes.base import FixLink, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 
 @dataclass(frozen=True)
@@ -28,47 +28,55 @@ MATRIX_LIMIT = Limit(
 class DecomposeResize(NodeRewrite):
     """Rewrite a Resize that ATC refuses, ignores part of, or sends to AI CPU, as MatMul.
 
-    At static sizes a Resize computes each output line along a resized axis as a fixed
-    weighted sum of the input line: ``Y = A_h X A_w^T`` for an image, whatever the mode
-    (nearest, linear, cubic with its ``cubic_coeff_a``), ``coordinate_transformation_mode``,
-    ``nearest_mode``, ``exclude_outside`` or ``antialias``. The matrices are built from the
-    ONNX definition (``_interpolation.axis_matrix``); resizing the last axis becomes
-    ``MatMul(X, A_w^T)``, the one before it ``MatMul(A_h, X)``; an axis the node leaves as it
-    is costs nothing. ``tf_crop_and_resize`` rows outside the input add
-    ``extrapolation_value``. Exact up to float rounding (each output sums its taps in another
-    order).
+    At static sizes a Resize is linear in its data, axis by axis: each output line along a
+    resized axis is a fixed weighted sum of the input line, so an image resize is
+    ``Y = A_h X A_w^T`` with constant matrices, in every mode. ``_interpolation.axis_matrix``
+    builds ``A`` (``out x in``, float64, cast to the input's float type) from the ONNX
+    definition (opsets 11-19): the coordinate transformation (``half_pixel``,
+    ``half_pixel_symmetric``, ``pytorch_half_pixel``, ``align_corners``, ``asymmetric``,
+    ``tf_half_pixel_for_nn``, ``tf_crop_and_resize`` with its ``roi``), computed in float32 as
+    onnxruntime does (a nearest rounding that falls on x.5 depends on the precision); then
+    ``nearest`` with its ``nearest_mode``, or the ``linear`` / ``cubic`` kernel
+    (``cubic_coeff_a``), stretched by ``1/scale`` and normalised under ``antialias`` when
+    downscaling; taps outside the input taken at the edge, or with ``exclude_outside`` left
+    out and the rest renormalised. ``tf_crop_and_resize`` rows outside the input add
+    ``extrapolation_value``. The last axis becomes ``MatMul(X, A_w^T)``, the one before it
+    ``MatMul(A_h, X)``; an axis the node leaves as it is costs nothing. The note gives each
+    matrix's size (``8x64 and 64x8: 1,024 constant elements (4.0 KiB)``).
 
-    It runs on Resize nodes that attr-out-of-range (a mode or coordinate mode CANN refuses),
-    attr-ignored (antialias, nearest_mode, ... the plugin drops) or aicpu-fallback (linear and
-    cubic run on AI CPU) names, except where the one finding is a half_pixel coordinate mode
-    that use-pytorch-half-pixel renames. Left with a note: shapes not static, scales or sizes
-    not constant, a resized axis other than the last two, opsets before 11, and a matrix past
-    ``MATRIX_LIMIT`` (the note gives the sizes).
+    It rewrites the Resize nodes whose attr-out-of-range (a mode or coordinate mode the page
+    refuses: ``cubic``, ...), attr-ignored (``antialias``, ``nearest_mode`` the plugin drops)
+    or aicpu-fallback (``linear`` and ``cubic`` run on AI CPU: Resize's AI Core
+    check_supported accepts only nearest) finding names it, except where the only finding is
+    a ``half_pixel`` mode, which names use-pytorch-half-pixel (a rename, exact). Exact up to
+    float rounding (each output sums its taps in another order): tolerance 1e-5 + 1e-5·|x|.
+    Left with a note: shapes not static, scales or sizes not constant, a resized axis other
+    than the last two (N or C, a 5-D depth), opsets before 11, and a matrix past 4,194,304
+    elements (``MATRIX_LIMIT``: 16 MiB in float32 outweighs most layers, and its MatMul reads
+    every input sample per output sample where Resize reads 1 to 4). A nearest matrix
+    multiplies infinities by 0 (NaN) where Resize would copy them.
+
+    Tested against onnx's reference evaluator for linear and cubic (every coordinate mode,
+    ``exclude_outside``, ``antialias``, up, down, same size) and against onnxruntime for
+    nearest (which computes coordinates in float32; the reference evaluator computes some in
+    float64). onnxruntime differs from both on ``tf_crop_and_resize`` with a roi and on a
+    nearest ``floor`` resize to length 1; there the step's verification decides.
     """
 
     name = "decompose-resize"
     stage = "decompose"
-    suggested_for = (FixLink("aicpu-fallback", "Resize"), FixLink("attr-ignored", "Resize"))
-    fixes: ClassVar[frozenset[str]] = frozenset({"attr-out-of-range", "attr-ignored", "aicpu-fallback"})
+    answers = (
+        FixLink("aicpu-fallback", "Resize"),
+        FixLink("attr-ignored", "Resize"),
+        # a half_pixel coordinate mode names use-pytorch-half-pixel: its link, which has a condition, comes
+        # before this one in the index
+        FixLink("attr-out-of-range", "Resize"),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Resize"})
     safe = True
     tolerance = 1e-5
     rtol = 1e-5
     counted = "Resize node(s)"
-
-    def run(self, model, ctx: PassContext) -> PassResult:
-        self._named: set[tuple[str, str]] = set()
-        for f in ctx.findings:
-            if f.name not in self.fixes or f.location.op_type != "Resize":
-                continue
-            if f.name == "attr-out-of-range" and f.fix.pass_name == "use-pytorch-half-pixel":
-                continue  # renaming the coordinate mode is enough (and exact)
-            if f.location.node:
-                self._named.add((f.location.graph, f.location.node))
-        return super().run(model, ctx)
-
-    def selects(self, rw: Rewriter, site: Site) -> bool:
-        return (site.path, site.label) in self._named or rw.requested_here(site)
 
     def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str | None:
         import numpy as np

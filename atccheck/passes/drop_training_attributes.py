@@ -5,49 +5,37 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site
-from atccheck.passes.base import FixLink, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, register_pass
 
 FACT = "training-only-attr"
+# The (op, attribute) pairs of the training-only-attr facts, for the links: a test keeps them equal to the facts.
+TRAINING_ONLY = {"BatchNormalization": ("momentum",), "Dropout": ("ratio", "seed")}
 
 
 @register_pass
 class DropTrainingAttributes(NodeRewrite):
-    """Drop an attribute that only training reads, from a node in inference, where a CANN page refuses it.
+    """Drop an attribute that only training reads, from a node in inference, where a finding says ATC refuses it.
 
     torchvision's MaxViT builds its BatchNorm2d with ``momentum=0.99``, which torch exports as
     BatchNormalization ``momentum=0.01``; the CANN BatchNormalization page lists momentum as
-    not supported (attr-out-of-range). ONNX reads momentum only to update the running mean and
-    variance in training mode: in inference BatchNormalization normalises with its mean and var
-    inputs, so without the attribute it computes the same (and neither BatchNorm parser plugin
-    reads it). The attributes and the conditions of inference are op_facts.json's
-    ``training-only-attr`` facts (ONNX spec, checked against the installed onnx's schemas):
-    BatchNormalization momentum (opsets 7-15; training_mode 0 or absent, no training output
-    read), Dropout ratio (opsets 7-11) and Dropout seed (12 on; training_mode absent or
-    constant false). It drops those an attr-out-of-range finding names; a node in training
-    mode is left with a note. Exact.
+    not supported (attr-out-of-range). ONNX reads momentum only to update the running mean
+    and variance in training mode: in inference BatchNormalization normalises with its mean
+    and var inputs, so without the attribute it computes the same. The attributes and the
+    conditions of inference are op_facts.json's ``training-only-attr`` facts (ONNX spec, each
+    checked against the installed onnx's schemas by a test): BatchNormalization momentum
+    (opsets 7-15; training_mode 0 or absent, no training output read), Dropout ratio (opsets
+    7-11) and Dropout seed (12 on; training_mode absent or constant false). It drops those an
+    attr-out-of-range finding names; a node in training mode is left with a note. Exact.
     """
 
     name = "drop-training-attributes"
     stage = "repair"
-    suggested_for = (FixLink("attr-out-of-range", "BatchNormalization"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"attr-out-of-range"})
-    op_types: ClassVar[frozenset[str] | None] = frozenset({"BatchNormalization", "Dropout"})
+    answers = tuple(FixLink("attr-out-of-range", op, when={"attr": attrs}) for op, attrs in TRAINING_ONLY.items())
+    op_types: ClassVar[frozenset[str] | None] = frozenset(TRAINING_ONLY)
     safe = True
     tolerance = 0.0
     rtol = 0.0
     counted = "node(s)"
-
-    def run(self, model, ctx: PassContext) -> PassResult:
-        self._named: dict[tuple[str, str], set[str]] = {}
-        for f in ctx.findings:
-            if f.name in self.fixes and f.location.op_type in (self.op_types or ()):
-                attr = (f.data or {}).get("attr")
-                if attr and f.location.node:
-                    self._named.setdefault((f.location.graph, f.location.node), set()).add(attr)
-        return super().run(model, ctx)
-
-    def selects(self, rw: Rewriter, site: Site) -> bool:
-        return (site.path, site.label) in self._named
 
     def rewrite(self, rw: Rewriter, site: Site) -> Emitter | str | None:
         from atccheck.tables import tables
@@ -55,7 +43,8 @@ class DropTrainingAttributes(NodeRewrite):
         facts = {f.attr: f for f in tables().op_facts_for(FACT, site.node.op_type, None)}
         opset = rw.opset_of(site.node.domain) or rw.opset
         drop = []
-        for attr in sorted(self._named[(site.path, site.label)]):
+        named = {(f.data or {}).get("attr") for f in rw.findings_at(site)}
+        for attr in sorted(a for a in named if a):
             fact = facts.get(attr)
             if fact is None:
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import Emitter, NodeRewrite, Rewriter, Site, Unsupported
-from atccheck.passes.base import register_pass
+from atccheck.passes.base import FixLink, register_pass
 from atccheck.passes.unstride_last_axis_slice import _known
 
 
@@ -28,20 +28,13 @@ class ReverseLastAxis(NodeRewrite):
 
     name = "reverse-last-axis"
     stage = "repair"
-    fixes: ClassVar[frozenset[str]] = frozenset({"slice-step-on-last-axis"})
+    # a negative step (the rule's data says reverses); unstride-last-axis-slice answers the other steps
+    answers = (FixLink("slice-step-on-last-axis", "Slice", when={"reverses": (True,)}),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Slice"})
     safe = True
     tolerance = 0.0
     rtol = 0.0
     counted = "Slice node(s)"
-
-    def run(self, model, ctx):
-        self._named = {(f.location.graph, f.location.node) for f in ctx.findings
-                       if f.name in self.fixes and (f.data or {}).get("step", 1) < 0}
-        return super().run(model, ctx)
-
-    def selects(self, rw: Rewriter, site: Site) -> bool:
-        return (site.path, site.label) in self._named
 
     def rewrite(self, rw: Rewriter, site: Site) -> Emitter:
         import numpy as np

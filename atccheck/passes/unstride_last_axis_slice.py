@@ -32,14 +32,13 @@ class UnstrideLastAxisSlice(NodeRewrite):
     last axis's size W is not static (boxes after a data-dependent NMS), the columns are
     gathered instead: ``Gather(x, Range(min(start, W), min(end, W), k), axis=-1)`` with W read
     by Shape at run time (bounds counted from the end are then left, with a note). Negative
-    steps on the last axis (a reversal) are left as they are, with a note. Exact: elements are
+    steps on the last axis (a reversal) are reverse-last-axis's: their findings name it. Exact: elements are
     moved, never computed.
     """
 
     name = "unstride-last-axis-slice"
     stage = "repair"
-    suggested_for = (FixLink("slice-step-on-last-axis"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"slice-step-on-last-axis"})
+    answers = (FixLink("slice-step-on-last-axis"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Slice"})
     safe = True
     tolerance = 0.0

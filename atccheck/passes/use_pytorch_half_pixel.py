@@ -21,14 +21,16 @@ class UsePytorchHalfPixel(NodeRewrite):
     length 1 (scale 1). So for a Resize an attr-out-of-range finding names this pass for,
     with static input and output shapes in which every axis has an output longer than 1 or
     keeps its length, the attribute is renamed; otherwise the node is left with a note.
-    No other coordinate mode has an equivalent (their findings say ``manual``). Exact: the
-    same coordinates are computed.
+    No other coordinate mode has an equivalent Resize: their findings name decompose-resize,
+    which rewrites the node into MatMul. Exact: the same coordinates are computed.
     """
 
     name = "use-pytorch-half-pixel"
     stage = "repair"
-    suggested_for = (FixLink("attr-out-of-range", "Resize"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"attr-out-of-range"})
+    answers = (
+        FixLink("attr-out-of-range", "Resize", when={"attr": ("coordinate_transformation_mode",), "value": ("half_pixel",)}),
+        FixLink("attr-out-of-range", "Resize", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Resize"})
     safe = True
     tolerance = 0.0

@@ -47,3 +47,19 @@ def test_every_training_only_attribute_is_a_fact_with_its_source():
     assert {(f.op, f.attr) for f in facts} == {("BatchNormalization", "momentum"), ("Dropout", "ratio"),
                                              ("Dropout", "seed")}
     assert all(f.source.startswith("onnx/onnx docs/Changelog.md") and f.opsets for f in facts)
+
+
+def test_each_training_only_attribute_is_in_onnxs_schema_at_every_listed_opset():
+    from onnx import defs
+
+    for fact in (f for f in tables().op_facts if f.kind == "training-only-attr"):
+        for version in fact.opsets:
+            schema = defs.get_schema(fact.op, version)
+            assert schema.since_version == version, (fact.op, version)
+            assert fact.attr in schema.attributes, (fact.op, version, fact.attr)
+
+
+def test_the_pass_links_name_exactly_the_training_only_facts():
+    facts = {(f.op, f.attr) for f in tables().op_facts if f.kind == "training-only-attr"}
+    linked = {(link.op_type, attr) for link in DropTrainingAttributes.answers for attr in link.when["attr"]}
+    assert linked == facts

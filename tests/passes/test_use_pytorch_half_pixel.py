@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.passes.use_pytorch_half_pixel import UsePytorchHalfPixel
 from builders import init, make_model, tensor_input
 from ort_compare import apply, assert_rewrite, pass_context
@@ -37,6 +37,6 @@ def test_an_axis_resized_to_one_is_left_with_a_note():
     assert not result.modified and "length 1" in result.notes[0]
 
 
-def test_modes_without_an_equivalent_say_manual():
+def test_modes_without_an_equivalent_resize_name_decompose_resize():
     [finding] = findings(resize_model([1, 2, 6, 8, 10], coordinates="asymmetric"))
-    assert finding.fix.pass_name == "manual"
+    assert finding.fix.pass_name == "decompose-resize"

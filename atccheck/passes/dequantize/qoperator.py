@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from atccheck.domains import CONTRIB_DOMAIN
 from atccheck.passes.dequantize.nodes import attr, make_node
 from atccheck.passes.dequantize.ops import ELEMENTWISE, POOL_ATTRS
 from atccheck.passes.dequantize.walk import Walk
@@ -151,7 +152,7 @@ class QOperatorOps(Walk):
         while inputs and not inputs[-1]:
             inputs.pop()
         attention = make_node("Attention", inputs, list(node.output))
-        attention.domain = "com.microsoft"
+        attention.domain = CONTRIB_DOMAIN
         attention.attribute.extend(node.attribute)
         self.out.append(attention)
         return True

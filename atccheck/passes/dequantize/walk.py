@@ -6,7 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from atccheck.domains import CONTRIB_DOMAIN, is_standard
 from atccheck.passes._graph import Names
+from atccheck.passes.base import left as note_left
 from atccheck.passes.dequantize.nodes import Leave, live, make_node, prune
 from atccheck.passes.dequantize.ops import ELEMENTWISE, HANDLED, MOVERS, NOT_HANDLED, QUANTIZE
 
@@ -59,9 +61,10 @@ class Walk:
                 self.counts[node.op_type] = self.counts.get(node.op_type, 0) + 1
                 continue
             if isinstance(left, str):
-                self.notes.append(f"left as is: {node.op_type} '{node.name}': {left}")
+                self.notes.append(note_left(f"left as is: {node.op_type} '{node.name}': {left}", node.name))
             elif node.op_type in NOT_HANDLED or (node.op_type in HANDLED and node.op_type not in QUANTIZE):
-                self.notes.append(f"left as is: {node.op_type} '{node.name}': no float rewrite for it here")
+                self.notes.append(note_left(f"left as is: {node.op_type} '{node.name}': no float rewrite for it here",
+                                            node.name))
             self.out.append(node)
         if not self.changed:
             return
@@ -87,9 +90,9 @@ class Walk:
 
     def _handler(self, node: "onnx.NodeProto") -> "Callable | None":
         """The method that rewrites ``node`` (``_<OpType>``, in the mixins of qdq, qoperator and dynamic)."""
-        if node.domain not in ("", "ai.onnx", "com.microsoft"):
+        if not is_standard(node.domain) and node.domain != CONTRIB_DOMAIN:
             return None
-        if node.op_type in ELEMENTWISE and node.domain == "com.microsoft":
+        if node.op_type in ELEMENTWISE and node.domain == CONTRIB_DOMAIN:
             return getattr(self, "_elementwise", None)
         return getattr(self, "_" + node.op_type, None) if node.op_type in HANDLED else None
 
