@@ -18,7 +18,10 @@ class DropTrainingAttributes(NodeRewrite):
 
     torchvision's MaxViT builds its BatchNorm2d with ``momentum=0.99``, which torch exports as
     BatchNormalization ``momentum=0.01``; the CANN BatchNormalization page lists momentum as
-    not supported (attr-out-of-range). ONNX reads momentum only to update the running mean
+    not supported. Neither BatchNorm parser plugin reads it, so that page fact is superseded
+    by the source (``superseded_page_limits.json``) and check does not report it: this pass
+    answers an attr-out-of-range finding on a training-only attribute that a page limit no
+    source supersedes gives (none in the tables now). ONNX reads momentum only to update the running mean
     and variance in training mode: in inference BatchNormalization normalises with its mean
     and var inputs, so without the attribute it computes the same. The attributes and the
     conditions of inference are op_facts.json's ``training-only-attr`` facts (ONNX spec, each
@@ -46,8 +49,8 @@ class DropTrainingAttributes(NodeRewrite):
         named = {(f.data or {}).get("attr") for f in rw.findings_at(site)}
         for attr in sorted(a for a in named if a):
             fact = facts.get(attr)
-            if fact is None:
-                continue
+            if fact is None or all(a.name != attr for a in site.node.attribute):
+                continue  # not a training-only attribute, or already gone
             if not any(v <= opset for v in fact.opsets or ()):
                 return f"{attr} is not a training-only attribute at opset {opset}"
             when = fact.when or {}
