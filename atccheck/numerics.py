@@ -111,7 +111,8 @@ def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]
 
     loose = compare(reference, candidate, math.inf, math.inf)
     if not loose.ok:  # with infinite tolerances: a missing output, a shape change, NaN or infinity
-        return loose
+        changed = _integer_change(reference, candidate)
+        return loose if changed is None else Comparison(False, loose.max_abs, loose.max_rel, *changed)
     for ref_set, new_set in zip(reference, candidate):
         for name, ref in ref_set.items():
             new = new_set[name]
@@ -130,6 +131,23 @@ def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]
                                   f"output '{name}' has cosine similarity {cosine:.4f} with the model before, below "
                                   f"{minimum:g}")
     return Comparison(True, loose.max_abs, loose.max_rel, loose.worst_output)
+
+
+def _integer_change(reference: Sequence[Outputs], candidate: Sequence[Outputs]) -> tuple[str, str] | None:
+    """The first integer output of the same shape whose values changed: its name, and by how much."""
+    import numpy as np
+
+    for ref_set, new_set in zip(reference, candidate):
+        for name, ref in ref_set.items():
+            new = new_set.get(name)
+            if new is None or ref.shape != new.shape or not np.issubdtype(ref.dtype, np.integer):
+                continue
+            if not np.array_equal(ref, new):
+                differ = int((ref != new).sum())
+                step = int(np.abs(ref.astype(np.int64) - new.astype(np.int64)).max())
+                return name, (f"output '{name}' ({ref.dtype}) changed: {differ:,} of {ref.size:,} elements differ, by "
+                              f"at most {step} (integer outputs must match exactly)")
+    return None
 
 
 @dataclass(frozen=True)

@@ -343,7 +343,8 @@ REGISTRY_METHODS = {
 
 def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
     kernels = load(reference, "ascend_op_kernels.json")
-    wanted = rewrite_targets()
+    wanted = rewrite_targets() | fusion_targets()
+    select_format = select_format_by_key()
     for entry in registry_entries:
         for mapping in entry["ascend"]:
             wanted.add(mapping["ascend_op"])
@@ -372,6 +373,7 @@ def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
                     entry["aicpu_dtypes"] = sorted({DTYPE_NAMES.get(d, "bfloat16" if d == "bf16" else d)
                                                     for d in aicpu_ops[op].get("dtypes") or []})
                 entry["source"] = soc["source"]
+                fold_select_format(entry, select_format)
                 entries.append(entry)
     entries.sort(key=lambda e: (e["release"], e["family"], e["op"]))
     return entries
@@ -642,10 +644,9 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             if not chosen <= members:
                 raise SystemExit(f"build_op_tables: {item['op']} members {sorted(chosen - members)} not in {name}")
         params = {"by": item["by"], "choices": item["choices"]}
-        if "attr" in item:
-            params["attr"] = item["attr"]
+        params.update({key: item[key] for key in ("attr", "default") if key in item})
         add("partitioned-call-member", item["op"], item["profiles"], item["source"], params=params, severity="info",
-            note="the plugin's expansion member that does the work, by kernel rank or attribute")
+            note=item.get("note", "the plugin's expansion member that does the work, by kernel rank or attribute"))
     for item in CHECK_SUPPORTED_REJECTS:
         add("check-supported-rejects", item["op"], item["profiles"], item["source"], attr=item["attr"],
             values=item["accepts"], params={"ascend_op": item["ascend_op"]}, note=item["note"])
@@ -1273,6 +1274,90 @@ def build_command_files() -> tuple[list[dict], dict]:
     entries.sort(key=lambda e: (e["kind"], e["name"]))
     return entries, {"graph_names": doc["graph_names"], "split": doc["split"]}
 
+# --------------------------------------------------------------------------- placement (curated)
+# Which engine an op lands on: the AI Core dtypes each op's op_select_format offers per SoC
+# (op_select_format.json, made with tools/extract_select_format.py and read against the code) and
+# the graph fusion passes that decide which Ascend ops exist before GE picks an engine
+# (fusion_passes.json). This section folds them into kernels.json and op_facts.json.
+
+SELECT_FORMAT_SOURCE = "op_tables/curated/op_select_format.json"
+FUSION_CONDITIONS = ("const_inputs", "static_inputs", "dtypes", "dtypes_excluded", "main_takes_dtype", "max_inputs",
+                     "dynamic_equations")
+FUSION_FAILURES = ("not-constant", "negative-element-count")  # fusion_passes.json legend.fails_when
+
+
+def select_format_by_key() -> dict[tuple[str, str, str], dict]:
+    out: dict[tuple[str, str, str], dict] = {}
+    for e in curated("op_select_format"):
+        key = (e["release"], e["family"], e["op"])
+        if key in out:
+            raise SystemExit(f"build_op_tables: op_select_format.json lists {key} twice")
+        out[key] = e
+    return out
+
+
+def _shapes_answer(part: dict) -> dict:
+    """One shape kind of a curated entry as kernels.json keeps it: dtypes, or why they are unknown."""
+    if part.get("no_kernel"):
+        return {"dtypes": None, "unknown": None, "no_kernel": True}
+    answer = {"dtypes": part.get("dtypes"), "unknown": part.get("unknown")}
+    if answer["dtypes"] is None and not answer["unknown"]:
+        raise SystemExit("build_op_tables: op_select_format.json: an entry without dtypes must say why")
+    if part.get("source"):
+        answer["source"] = part["source"]
+    return answer
+
+
+def fold_select_format(entry: dict, facts: dict[tuple[str, str, str], dict]) -> None:
+    """Give an op_select_format kernel the dtypes its function offers on this SoC family (static
+    shapes in ``dtypes``, both shape kinds in ``select_format``), where the curated facts answer."""
+    aicore = entry.get("aicore")
+    if not aicore or not aicore.get("op_select_format") or aicore.get("dtypes") is not None:
+        return
+    fact = facts.get((entry["release"], entry["family"], entry["op"]))
+    if fact is None:
+        return
+    static = _shapes_answer(fact["static_shapes"])
+    dynamic = _shapes_answer(fact["dynamic_shapes"])
+    entry["aicore"] = {**aicore, "dtypes": static["dtypes"],
+                       "select_format": {"static": static, "dynamic": dynamic, "source": SELECT_FORMAT_SOURCE}}
+
+
+def fusion_targets() -> set[str]:
+    """Ascend ops the curated fusion passes leave: kernels.json needs them."""
+    return {op for p in curated("fusion_passes") for op in p["into"]}
+
+
+def fusion_pass_facts(registry_entries: list[dict]) -> list[dict]:
+    """op_facts.json entries: one fusion-pass fact per pass and ONNX op. Each ONNX op must map to the
+    pass's Ascend op in one of the pass's profiles."""
+    maps: dict[tuple[str, str], set[str]] = {}
+    for e in registry_entries:
+        for m in e["ascend"]:
+            maps.setdefault((e["profile"], e["op"]), set()).update([m["ascend_op"], *m.get("expands_to", ())])
+    facts = []
+    for p in curated("fusion_passes"):
+        unknown = set(p["conditions"]) - set(FUSION_CONDITIONS)
+        if unknown or p["main"] not in p["into"]:
+            raise SystemExit(f"build_op_tables: fusion_passes.json {p['pass']}: conditions {sorted(unknown)} or "
+                             f"main {p['main']} not understood")
+        for onnx_op, feeds in sorted(p["onnx"].items()):
+            held = [pr for pr in p["profiles"] if p["ascend_op"] in maps.get((pr, onnx_op), set())]
+            if not held:
+                raise SystemExit(f"build_op_tables: fusion_passes.json {p['pass']}: {onnx_op} maps to "
+                                 f"{p['ascend_op']} in none of {p['profiles']}")
+            params = {"pass": p["pass"], "ascend_op": p["ascend_op"], "into": p["into"], "main": p["main"],
+                      "onnx_inputs": feeds, "conditions": p["conditions"]}
+            if p.get("fails_when"):
+                if any(case["case"] not in FUSION_FAILURES or not case["source"] for case in p["fails_when"]):
+                    raise SystemExit(f"build_op_tables: fusion_passes.json {p['pass']}: a fails_when case is not one "
+                                     f"of {FUSION_FAILURES}, or has no source")
+                params["fails_when"] = p["fails_when"]
+            facts.append({"kind": "fusion-pass", "op": onnx_op, "attr": None, "profiles": sorted(held),
+                          "values": None, "absent": None, "when": None, "opsets": None, "params": params,
+                          "note": p["note"], "severity": "info", "source": p["source"]})
+    return facts
+
 
 # --------------------------------------------------------------------------- main
 
@@ -1303,8 +1388,10 @@ def build(reference: Path) -> dict[str, str]:
             native_types_source="hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_util.h (kOnnxOpMap)"),
         "kernels.json": table(
             "atccheck.kernels/1",
-            "AI Core and AI CPU kernel facts per kernel family, for the Ascend ops the ONNX parser produces. "
-            "An op absent for a family has a kernel in neither engine's config.",
+            "AI Core and AI CPU kernel facts per kernel family, for the Ascend ops the ONNX parser produces and "
+            "the ops graph fusion passes leave. An op absent for a family has a kernel in neither engine's config. "
+            "Where the config leaves the AI Core dtypes to op_select_format, aicore.select_format holds what that "
+            "function offers (op_tables/curated/op_select_format.json).",
             ["ascend_op_kernels.json", "cann_onnx_registry.json"], reference, build_kernels(reference, registry_entries)),
         "socs.json": table(
             "atccheck.socs/1",
@@ -1322,8 +1409,11 @@ def build(reference: Path) -> dict[str, str]:
         "op_facts.json": table(
             "atccheck.op_facts/1",
             "Op behaviours from the CANN plugin sources, fusion passes and published pages that are not attribute "
-            "ranges: ignored attributes, empty reduce axes, dtypes a precision mode rejects, AI Core rewrites.",
-            ["onnx_op_spec.json", "cann_onnx_registry.json"], reference, build_op_facts(reference, onnx_names, spelled)),
+            "ranges: ignored attributes, empty reduce axes, dtypes a precision mode rejects, AI Core rewrites, and "
+            "the graph fusion passes of op_tables/curated/fusion_passes.json.",
+            ["onnx_op_spec.json", "cann_onnx_registry.json"], reference,
+            sorted(build_op_facts(reference, onnx_names, spelled) + fusion_pass_facts(registry_entries),
+                   key=lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]))),
         "plugin_refusals.json": table(
             "atccheck.plugin_refusals/1",
             "Conditions under which an ONNX parser plugin refuses a node, per registration, with the ATC code the "

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from atccheck.emit._grouping import first_nodes
+from atccheck.emit._grouping import explained_per_node, first_nodes, message_groups, one_line, per_node_summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.fixing.outcome import FixOutcome
@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STATUS_COLOURS = {"applied": "green", "reverted": "red", "skipped": "yellow", "unchanged": None}
 SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
+SHOWN_WHYS = 3  # distinct reasons shown under one remaining finding (each node's is in the JSON report)
 
 
 def _style(text: str, color: bool, **kwargs: Any) -> str:
@@ -74,19 +75,31 @@ def render(outcome: "FixOutcome", color: bool = False) -> str:
     lines.append("")
     if outcome.remaining:
         lines.append(_style(f"remaining findings ({len(outcome.remaining)}):", color, bold=True))
-        # identical findings on many nodes are one entry, as in check's text report
-        groups: dict[tuple[str, str, str], list] = {}
-        for item in outcome.remaining:
-            f = item.finding
-            groups.setdefault((f.name, f.message, item.why), []).append(item)
-        for items in groups.values():
-            f, why = items[0].finding, items[0].why
+        # grouped as check's reports group them: one entry per distinct message, the per-node findings a
+        # model-level finding of the same rule explains folded into one line
+        why_of = {id(item.finding): item.why for item in outcome.remaining}
+        findings = [item.finding for item in outcome.remaining]
+        explained = explained_per_node(findings)
+        folded = [f for f in findings if f.location.node is not None and f.code in explained]
+        for group in message_groups(f for f in findings if not (f.location.node is not None and f.code in explained)):
+            f = group[0]
             sev = _style(f"{f.severity.value:<7}", color, fg=SEVERITY_COLOURS[f.severity.value])
-            lines.append(f"  {sev} {f.code} {f.name}: {f.message}")
-            nodes_text = first_nodes(i.finding for i in items)
+            lines.append(f"  {sev} {f.code} {f.name}: {one_line(f.message)}")
+            nodes_text = first_nodes(group)
             if nodes_text:
                 lines.append(f"          nodes: {nodes_text}")
-            lines.append(f"          why: {why}")
+            if f.location.node is None and f.code in explained:
+                lines.append("          " + per_node_summary(g for g in folded if g.code == f.code).strip()
+                             .replace("-v lists them", "the JSON report lists them"))
+            whys: dict[str, int] = {}
+            for g in group:
+                whys[why_of[id(g)]] = whys.get(why_of[id(g)], 0) + 1
+            for k, (why, count) in enumerate(whys.items()):
+                if k == SHOWN_WHYS:
+                    lines.append(f"          ... {len(whys) - SHOWN_WHYS} more reason(s), per node in the JSON report")
+                    break
+                lines.append(f"          why{f' ({count} nodes)' if len(whys) > 1 and count > 1 else ''}: "
+                             f"{one_line(why)}")
     else:
         lines.append(_style("remaining findings: none", color, bold=True))
 

@@ -90,7 +90,10 @@ def test_a_value_no_pass_can_rewrite_says_manual():
     model = make_model([resize], [tensor_input("x", [1, 2, 3, 4, 5])], [tensor_input("y", [1, 2, 6, 8, 10])],
                        [init("sizes", np.array([1, 2, 6, 8, 10], np.int64))])
     [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
-    assert f.fix.pass_name == "manual" and "export Resize" in f.hint
+    assert f.fix.pass_name == "decompose-resize" and "atccheck fix" in f.hint  # named; a resized depth it leaves with a note
+    model = single_op_model("MaxPool", [[1, 2, 4, 4]], None, opset=12, kernel_shape=[2, 2], storage_order=1)
+    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert f.fix.pass_name == "manual" and "export MaxPool" in f.hint
 
 
 def test_nothing_for_profiles_the_limit_does_not_cover():
