@@ -214,3 +214,23 @@ def test_no_next_step_runs_the_pass_that_was_just_rolled_back():
     assert "decompose-affine-grid was rolled back" in why
     next_step = why.split("next step: ", 1)[1]
     assert "atccheck fix" not in next_step and next_step.startswith("manual:")
+
+
+class NudgesAndBumpsOpset(NudgesOutput):
+    """Test-only: the nudge, plus a new opset, under which the nodes it kept might compute otherwise."""
+
+    name = "nudges-and-bumps-opset"
+
+    def run(self, model, ctx):
+        result = super().run(model, ctx)
+        if result.modified:
+            result.model.opset_import[0].version += 1
+        return result
+
+
+def test_a_rewrite_that_changes_the_opset_is_not_judged_at_its_rewritten_values():
+    outcome = fix(relu_model(), soc="Ascend310P3", passes=[NudgesAndBumpsOpset], write=False)
+    s = step(outcome, "nudges-and-bumps-opset")
+    assert s.status is PassStatus.REVERTED
+    assert "not judged at the rewritten values: the opsets" in s.reason
+    assert s.to_dict()["judged_by"]["method"] == "allclose"

@@ -39,6 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import onnx
 
+# A rewrite of more nodes than this is not judged value by value (every value it computes would be
+# held at once).
+MAX_NEW_NODES = 512
+
 # Ops that only move, select or compare values: they never round.
 NO_ROUNDING = frozenset({
     "Abs", "ArgMax", "ArgMin", "Compress", "Concat", "Constant", "ConstantOfShape", "DepthToSpace", "Equal",
@@ -62,9 +66,17 @@ def rounding_check(before: "onnx.ModelProto", after: "onnx.ModelProto", after_da
     import numpy as np
     import onnx
 
+    if list(before.opset_import) != list(after.opset_import) or list(before.functions) != list(after.functions):
+        return "the opsets or the model's functions changed, so the nodes it kept may compute otherwise"
+    if [(v.name, v.type.SerializeToString()) for v in before.graph.input] != \
+            [(v.name, v.type.SerializeToString()) for v in after.graph.input] \
+            or [v.name for v in before.graph.output] != [v.name for v in after.graph.output]:
+        return "the graph's inputs or outputs changed"
     new_nodes = _new_nodes(before.graph, after.graph)
     if not new_nodes:
-        return "no node of the main graph changed (a rewrite inside an If/Loop body)"
+        return "no node of the main graph changed as written"
+    if len(new_nodes) > MAX_NEW_NODES:
+        return f"the rewrite is too large to judge value by value ({len(new_nodes)} new nodes, at most {MAX_NEW_NODES})"
     if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for n in new_nodes for a in n.attribute):
         return "the rewrite holds an If/Loop/Scan body, whose arithmetic is not counted"
     produced_before = {o for n in before.graph.node for o in n.output if o}
