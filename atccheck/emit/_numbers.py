@@ -31,7 +31,7 @@ def tolerance_text(atol: float | None, rtol: float | None) -> str:
 
 
 def cosines_text(cosines: dict[str, float], threshold: float | None) -> str:
-    shown = ", ".join(f"{name} {value:.4f}" for name, value in list(cosines.items())[:6])
+    shown = ", ".join(f"{name} {value:.6f}" for name, value in list(cosines.items())[:6])
     more = f" (+{len(cosines) - 6} more)" if len(cosines) > 6 else ""
     return f"cosine {shown}{more}" + (f" (threshold {threshold:g})" if threshold is not None else "")
 

@@ -257,7 +257,7 @@ def test_a_verified_dequantize_shows_the_cosine_of_each_output_and_the_threshold
     assert v["cosine_threshold"] == 0.99 and 0.99 <= v["cosine"]["y"] <= 1.0
     report = fix_renderer("text")(outcome)
     line = next(line for line in report.splitlines() if line.strip().startswith("applied") and "dequantize" in line)
-    assert f"cosine y {judged['cosine']['y']:.4f} (threshold 0.99)" in line and "tolerance" not in line
+    assert f"cosine y {judged['cosine']['y']:.6f} (threshold 0.99)" in line and "tolerance" not in line
     verification = next(line for line in report.splitlines() if line.startswith("verification:"))
-    assert f"cosine y {v['cosine']['y']:.4f} (threshold 0.99)" in verification
+    assert f"cosine y {v['cosine']['y']:.6f} (threshold 0.99)" in verification
     json.dumps(outcome.to_dict(), allow_nan=False)
