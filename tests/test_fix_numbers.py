@@ -234,3 +234,13 @@ def test_a_rewrite_that_changes_the_opset_is_not_judged_at_its_rewritten_values(
     assert s.status is PassStatus.REVERTED
     assert "not judged at the rewritten values: the opsets" in s.reason
     assert s.to_dict()["judged_by"]["method"] == "allclose"
+
+
+def test_an_applied_step_names_the_tolerance_it_was_judged_by():
+    from test_fixer import AddsIdentity
+
+    outcome = fix(relu_model(), soc="Ascend310P3", passes=[AddsIdentity], write=False)
+    s = step(outcome, "adds-identity")
+    assert s.status is PassStatus.APPLIED and s.to_dict()["judged_by"]["method"] == "allclose"
+    line = next(line for line in text(outcome).splitlines() if "adds-identity" in line)
+    assert "tested, max abs err 0, rel 0 (tolerance 1e-05 + 1e-05*|x|)" in line

@@ -57,9 +57,9 @@ def pass_numbers(p: "PassOutcome") -> str:
         verdict = "within" if c.ok else "beyond"
         return (f"{errors}, beyond {tolerance} at the outputs; {rounding_text(c.rounding)}: {verdict} the bound")
     if c.ok:
-        return errors
+        return f"{errors} (tolerance {tolerance})"
     if c.measured is None or c.bound is None:
-        return errors
+        return f"{errors} (tolerance {tolerance})"
     times = c.measured / c.bound if c.bound > 0 else math.inf
     return (f"{errors}; worst element off by {num(c.measured)} where {num(c.bound)} is allowed "
             f"({tolerance}): {num(times)}x the bound")
