@@ -26,7 +26,9 @@ def num(value: float | None) -> str:
 
 def tolerance_text(atol: float | None, rtol: float | None) -> str:
     if not atol and not rtol:
-        return "exact (a few ulps)"
+        from atccheck.numerics import ULPS
+
+        return f"exact up to {ULPS} ulps"
     return f"{atol or 0:g} + {rtol or 0:g}*|x|"
 
 
