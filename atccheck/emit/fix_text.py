@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from atccheck.emit._grouping import explained_per_node, first_nodes, message_groups, one_line, per_node_summary
+from atccheck.emit._numbers import pass_numbers, verification_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.fixing.outcome import FixOutcome
@@ -26,16 +27,12 @@ def _counts(report: "Report") -> str:
     return f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info ({report.node_count} nodes)"
 
 
-def _err(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
-
-
 def render(outcome: "FixOutcome", color: bool = False) -> str:
     """The human report of one fix run."""
     from atccheck.fixing.outcome import TESTED, PassStatus
 
     lines: list[str] = []
-    head = f"{outcome.source} -> {outcome.output or '(not written)'}: {outcome.target.describe()}"
+    head = f"{outcome.source} -> {outcome.output if outcome.written else '(not written)'}: {outcome.target.describe()}"
     lines.append(_style(head, color, bold=True))
     lines.append(f"before: {_counts(outcome.before)}")
     lines.append(f"after:  {_counts(outcome.after)}")
@@ -51,12 +48,12 @@ def render(outcome: "FixOutcome", color: bool = False) -> str:
             if p.status is PassStatus.APPLIED:
                 detail.append(f"{p.nodes_before} -> {p.nodes_after} nodes")
                 if p.verification == TESTED:
-                    detail.append(f"tested, max abs err {_err(p.max_abs_error)}, rel {_err(p.max_rel_error)}")
+                    detail.append(f"tested, {pass_numbers(p)}")
                 elif p.verification:
                     detail.append(p.verification)
             elif p.status is PassStatus.REVERTED:
-                if p.max_abs_error is not None and p.tolerance is not None and p.tolerance != float("inf"):
-                    detail.append(f"max abs err {_err(p.max_abs_error)} (tolerance {p.tolerance:g} + {p.rtol:g}*|x|)")
+                if p.max_abs_error is not None:
+                    detail.append(pass_numbers(p))
                 detail.append(p.reason or "")
             elif p.reason:
                 detail.append(p.reason)
@@ -107,7 +104,7 @@ def render(outcome: "FixOutcome", color: bool = False) -> str:
     lines.append("")
     text = f"verification: {v.status}"
     if v.status == "verified" and v.max_abs_error is not None:
-        text += f" (max abs error against the original {_err(v.max_abs_error)}, rel {_err(v.max_rel_error)})"
+        text += f" ({verification_numbers(v)})"
     if v.reason:
         text += f": {v.reason}"
     lines.append(_style(text, color, fg="green" if v.verified else "yellow"))

@@ -332,3 +332,24 @@ def test_a_changed_integer_output_is_reported_with_how_much_it_changed():
     verdict = compare_cosine(ref, new, 0.99)
     assert not verdict.ok
     assert "2 of 4 elements differ, by at most 2" in verdict.reason
+
+
+def test_a_verified_dequantize_shows_the_cosine_of_each_output_and_the_threshold(tmp_path):
+    import json
+
+    from atccheck.emit import fix_renderer
+
+    outcome = fix(quantized(tmp_path, "qdq"), soc="Ascend310P3", write=False, unsafe_fixes=True)
+    step = [p for p in outcome.passes if p.name == "dequantize"][0]
+    assert step.status is PassStatus.APPLIED
+    judged = step.to_dict()["judged_by"]
+    assert judged["method"] == "cosine" and judged["bound"] == 0.99
+    assert set(judged["cosine"]) == {"y"} and 0.99 <= judged["cosine"]["y"] <= 1.0
+    v = outcome.to_dict()["verification"]
+    assert v["cosine_threshold"] == 0.99 and 0.99 <= v["cosine"]["y"] <= 1.0
+    report = fix_renderer("text")(outcome)
+    line = next(line for line in report.splitlines() if line.strip().startswith("applied") and "dequantize" in line)
+    assert f"cosine y {judged['cosine']['y']:.6f} (threshold 0.99)" in line and "tolerance" not in line
+    verification = next(line for line in report.splitlines() if line.startswith("verification:"))
+    assert f"cosine y {v['cosine']['y']:.6f} (threshold 0.99)" in verification
+    json.dumps(outcome.to_dict(), allow_nan=False)
