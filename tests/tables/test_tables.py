@@ -29,7 +29,8 @@ CLOSED = {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
                  "partitioned-call-member", "check-supported-rejects", "input-shape-required",
                  "negative-indices-rejected", "last-axis-step-one", "pad-value-zero", "hand-fixed-practice",
-                 "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened"},
+                 "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened",
+                 "infer-shape-check"},
         "severity": {"error", "warning", "info"},
     },
 }
