@@ -50,18 +50,28 @@ def as_input_shapes(value: str | InputShapes | None) -> dict[str, tuple[int, ...
 def prepare(
     source: "str | os.PathLike[str] | onnx.ModelProto | LoadedModel",
     input_shapes: str | InputShapes | None = None,
+    *,
+    gear: bool = False,
 ) -> Prepared:
+    """Load and infer shapes. Shapes the graph cannot take raise a UsageError, except for one
+    ``gear`` of a gear option (whose sizes the user's -1 left to ATC): that gear keeps the
+    contradiction in its shapes, for shape-mismatch to report with the gear's name."""
     loaded = source if isinstance(source, LoadedModel) else load_model(source, weights=False)
     shapes_override = as_input_shapes(input_shapes)
-    validate_input_shapes(loaded.model, shapes_override)
+    validate_input_shapes(loaded.model, shapes_override, fixed_dims=False)
     shapes = infer_shapes(loaded.model, shapes_override)
-    if shapes.contradiction:
+    if shapes.contradiction and not gear:
         from atccheck.errors import UsageError
 
-        raise UsageError(shapes.contradiction)
+        raise UsageError(shapes.contradiction)  # names the node, which says more than the dim alone
+    if not gear:
+        validate_input_shapes(loaded.model, shapes_override)  # a size the model fixes otherwise
     graph = GraphIndex(loaded.model)
     # Judge the graph ATC compiles: values its constant folding computes, and the shapes they fix.
-    shapes = fold_shapes(loaded.model, shapes, shapes_override, graph).shapes or shapes
+    folded = fold_shapes(loaded.model, shapes, shapes_override, graph).shapes
+    if folded is not None and folded is not shapes:
+        folded.contradiction, folded.broken = shapes.contradiction, shapes.broken
+        shapes = folded
     return Prepared(loaded=loaded, shapes=shapes, graph=graph, input_shapes=shapes_override)
 
 

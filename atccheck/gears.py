@@ -58,7 +58,7 @@ def prepare_gears(
     prepared = []
     for label, shapes in gear_shapes(gears, entries):
         try:
-            prepared.append((label, prepare(loaded, shapes)))
+            prepared.append((label, prepare(loaded, shapes, gear=True)))
         except UsageError as exc:  # shapes of this gear that the graph cannot take
             raise UsageError(f"{gears.option} gear {label}: {exc}") from None
     return GearedModel(gears, tuple(entries), tuple(prepared))
