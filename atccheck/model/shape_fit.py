@@ -77,10 +77,29 @@ def reshape_misfits(model: "onnx.ModelProto", shapes: ShapeIndex, graph: GraphIn
 
 def shape_breaks(model: "onnx.ModelProto", shapes: ShapeIndex, graph: GraphIndex) -> list[ShapeBreak]:
     """Every node whose static input shapes do not fit it: ONNX's strict inference's failing node
-    first, then the Reshapes it let through."""
-    found = [shapes.broken] if shapes.broken is not None else []
+    first (with the input shapes it met), then the Reshapes it let through."""
+    found = [_with_input_shapes(shapes.broken, model, shapes)] if shapes.broken is not None else []
     found += [b for b in reshape_misfits(model, shapes, graph) if b.index not in {f.index for f in found}]
     return found
+
+
+def advice(op_type: str) -> str:
+    """What to do about a node that breaks at some input sizes: one hint for the rule and the command lint."""
+    if op_type == "Reshape":
+        return ("re-export with the target computed from the input's shape (e.g. x.reshape(x.shape[0], -1)) rather "
+                "than a constant, or keep to the input sizes the target fits")
+    return "keep to the input sizes the graph was exported for (or re-export it for the sizes you need)"
+
+
+def _with_input_shapes(broken: ShapeBreak, model: "onnx.ModelProto", shapes: ShapeIndex) -> ShapeBreak:
+    from dataclasses import replace
+
+    if broken.index >= len(model.graph.node):
+        return broken
+    node = model.graph.node[broken.index]
+    shown = [dims_text(info.shape) for name in node.input
+             if name and (info := shapes.get(name)) is not None and info.shape is not None]
+    return replace(broken, reason=f"{broken.reason} (input shapes {', '.join(shown)})") if shown else broken
 
 
 def breaks_at(model: "onnx.ModelProto", input_shapes: Mapping[str, tuple[int, ...]],

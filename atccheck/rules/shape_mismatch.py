@@ -6,8 +6,7 @@ from collections.abc import Iterable
 
 from atccheck.context import CheckContext
 from atccheck.findings import ROOT_GRAPH, Finding, Location, Severity
-from atccheck.model.shape_fit import shape_breaks
-from atccheck.model.shapes import ShapeBreak
+from atccheck.model.shape_fit import advice, shape_breaks
 from atccheck.rules.base import Rule, register
 
 KIND = "infer-shape-check"
@@ -62,7 +61,7 @@ class ShapeMismatch(Rule):
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         by_index = {g.index: g for g in ctx.graph.nodes if g.graph == ROOT_GRAPH}
         given = ";".join(f"{n}:" + ",".join(map(str, dims)) for n, dims in ctx.input_shapes.items())
-        at = f" at input shapes {given}" if given else ""
+        at = f" at {given}" if given else ""
         profile = ctx.target.profile.id
         for found in shape_breaks(ctx.model, ctx.shapes, ctx.graph):
             gnode = by_index.get(found.index)
@@ -74,8 +73,8 @@ class ShapeMismatch(Rule):
                     f"ATC's infer-shape fails the node (its error code in CANN {profile} is not known)")
             yield self.finding(
                 location,
-                f"{found.op_type} '{label}' does not fit its input shapes{at}: {found.reason}; {code}",
-                hint=_hint(found),
+                f"{found.op_type} '{label}' does not fit its inputs{at}: {found.reason}; {code}",
+                hint=advice(found.op_type),
                 source="; ".join(s for s in (f"op_tables/op_facts.json {KIND}; {fact.source}" if fact else None,
                                              RESHAPE_SOURCE if found.op_type == "Reshape" else ONNX_SOURCE) if s),
                 atc_error=atc_error,
@@ -83,9 +82,3 @@ class ShapeMismatch(Rule):
                       "input_shapes": {n: list(d) for n, d in ctx.input_shapes.items()}},
             )
 
-
-def _hint(found: ShapeBreak) -> str:
-    if found.op_type == "Reshape":
-        return ("re-export with the target computed from the input's shape (e.g. x.reshape(x.shape[0], -1)) rather "
-                "than a constant, or keep to the input sizes the target fits")
-    return "keep to input sizes the graph was exported for, or re-export with the dims that vary marked dynamic"

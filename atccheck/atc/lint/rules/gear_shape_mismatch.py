@@ -63,7 +63,7 @@ class GearShapeMismatch(CommandRule):
         from atccheck.atc.lint.context import complete_shapes
         from atccheck.atc.spec import check_gears_against_shape, gear_shapes, parse_gears
         from atccheck.model.graph import GraphIndex
-        from atccheck.model.shape_fit import breaks_at
+        from atccheck.model.shape_fit import advice, breaks_at
 
         reading = ctx.input_shape
         given = [f for f in gear_flags(ctx.tables) if cmd.has(f)]
@@ -86,11 +86,10 @@ class GearShapeMismatch(CommandRule):
                 shown = ";".join(f"{n}:" + ",".join(map(str, d)) for n, d in shapes.items())
                 ctx.report(
                     cls, given[0],
-                    f"gear {label}: {found.op_type} '{node}' does not fit its input shapes at {shown}: {found.reason}; "
+                    f"gear {label}: {found.op_type} '{node}' does not fit its inputs at {shown}: {found.reason}; "
                     + (f"ATC's infer-shape fails the node ({code})" if code else
                        "ATC's infer-shape fails the node (its error code is not known for this release)"),
-                    hint=f"drop gear {label}, or re-export the model with the shape computed from its input "
-                         "rather than a constant",
+                    hint=f"drop gear {label}, or {advice(found.op_type)}",
                     source="; ".join([GEAR_SOURCE] + ([f"op_tables/op_facts.json {KIND}; {fact.source}"] if fact else [])),
                     atc_error=code,
                     data={"gear": label, "node": node, "op_type": found.op_type, "reason": found.reason},
