@@ -72,7 +72,25 @@ def prepare(
     if folded is not None and folded is not shapes:
         folded.contradiction, folded.broken = shapes.contradiction, shapes.broken
         shapes = folded
+    if shapes_override and not gear:
+        _refuse_reshape_misfits(loaded.model, shapes, graph, shapes_override)
     return Prepared(loaded=loaded, shapes=shapes, graph=graph, input_shapes=shapes_override)
+
+
+def _refuse_reshape_misfits(model: "onnx.ModelProto", shapes: ShapeIndex, graph: GraphIndex,
+                            given: Mapping[str, tuple[int, ...]]) -> None:
+    """A Reshape whose constant target the given shapes cannot fill: the graph cannot take them, as
+    with a contradiction ONNX's inference finds (which lets this one through)."""
+    from atccheck.errors import UsageError
+    from atccheck.model.shape_fit import reshape_misfits
+
+    found = reshape_misfits(model, shapes, graph)
+    if found:
+        first = found[0]
+        label = f"'{first.node}' ({first.op_type})" if first.node else f"a {first.op_type} node"
+        text = ";".join(f"{n}:" + ",".join(str(d) for d in dims) for n, dims in given.items())
+        raise UsageError(f"--input-shape {text} contradicts the graph at node {label}: {first.reason}; the model "
+                         "cannot take these shapes")
 
 
 def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterable[str] | None) -> bool:

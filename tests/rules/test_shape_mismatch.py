@@ -5,6 +5,7 @@ import pytest
 from onnx import helper
 
 from atccheck.api import check
+from atccheck.errors import UsageError
 from atccheck.model.shape_fit import reshape_misfit
 from builders import init, make_model, single_op_model, tensor_input
 
@@ -38,8 +39,8 @@ def test_a_hard_coded_reshape_target_that_fits_gear_4_only_breaks_gears_1_and_2(
 
 @pytest.mark.parametrize(("cann", "code"), [("6.0", "E19999"), ("5.0", "E19999"), ("8.0", None), ("9.0", None)])
 def test_the_atc_code_comes_from_the_2022_op_proto_and_is_unknown_after(cann, code):
-    [f] = found(reshape_to([1, 64]), cann, input_shapes="x0:2,16")
-    assert f.atc_error == code
+    [f] = found(reshape_to([1, 64]), cann, input_shapes="x0:-1,16", dynamic_batch="2,4")
+    assert f.atc_error == code and f.data["gears"] == ["2"]
     assert ("array_ops.cc" in f.source) == (code is not None)
     assert ("not known" in f.message) == (code is None)
 
@@ -70,6 +71,16 @@ def test_a_concat_that_no_longer_lines_up_names_the_gear_and_the_node():
 def test_the_broken_gear_is_not_also_called_a_data_dependent_shape():
     report = check(with_constant("Add", (2, 16)), "Ascend310P3", input_shapes="x0:-1,16", dynamic_batch="1,2,4")
     assert [f.name for f in report.findings] == [NAME]
+
+
+def test_a_static_model_whose_own_shapes_break_a_reshape_is_reported():
+    [f] = found(reshape_to([1, 64], shape=(2, 16)))
+    assert f.location.node == "reshape_node" and "gears" not in f.data
+
+
+def test_given_static_shapes_that_break_a_reshape_are_a_usage_error_naming_the_node():
+    with pytest.raises(UsageError, match="x0:2,16 contradicts the graph at node 'reshape_node' \\(Reshape\\): the target"):
+        check(reshape_to([1, 64]), "Ascend310P3", input_shapes="x0:2,16")
 
 
 def test_static_models_and_dynamic_targets_are_left_alone():
