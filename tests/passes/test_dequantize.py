@@ -341,6 +341,28 @@ def test_a_changed_integer_output_is_reported_with_how_much_it_changed():
     assert "2 of 4 elements differ, by at most 2" in verdict.reason
 
 
+def test_fix_rolling_back_dequantize_on_an_integer_output_says_how_many_values_moved_and_by_how_much(tmp_path):
+    """An int8 pipeline's member: requantizing the float result moves some values by a step, integer outputs are
+    compared exactly, so the step is rolled back; the report gives the figures, in the step and in what remains."""
+    import json
+    import re
+
+    from atccheck.emit import fix_renderer
+
+    model, _ = _integer_output_model(tmp_path)
+    path = tmp_path / "int8_output.onnx"
+    onnx.save(model, str(path))
+    outcome = fix(path, soc="Ascend310P3", write=False, unsafe_fixes=True)
+    step = [p for p in outcome.passes if p.name == "dequantize"][0]
+    assert step.status is PassStatus.REVERTED
+    figures = re.compile(r"output 'y' \(int8\) changed: ([0-9,]+) of 10 elements differ, by at most ([0-9]+)")
+    found = figures.search(step.reason)
+    assert found, step.reason
+    assert 1 <= int(found.group(1)) <= 10 and int(found.group(2)) >= 1
+    assert figures.search(json.dumps(outcome.to_dict(), allow_nan=False))
+    assert figures.search(fix_renderer("text")(outcome))
+
+
 def test_a_verified_dequantize_shows_the_cosine_of_each_output_and_the_threshold(tmp_path):
     import json
 
