@@ -450,3 +450,30 @@ def test_convinteger_with_an_int32_bias_add_comes_back_as_conv_plus_bias(dynamic
     # the bias is there: the float Conv with its bias, not without it
     assert cosine(run(float_model, feeds), dequantized) > 0.999
     assert np.abs(run(float_model, feeds) - dequantized).max() < 0.05
+
+
+def test_matmulinteger_with_an_int32_bias_add_comes_back_as_matmul_plus_bias():
+    """SparseML's MatMul export: QuantizeLinear -> MatMulInteger -> Add(int32 bias) -> Cast -> Mul(rescale)."""
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal((8, 4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    x_scale, w_scale = np.float32(4.0 / 255), np.float32(np.abs(w).max() / 127)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["xq"], name="quant"),
+        helper.make_node("MatMulInteger", ["xq", "wq", "x_zero", "w_zero"], ["mi"], name="matmul_quant"),
+        helper.make_node("Add", ["mi", "b_q"], ["mi_b"], name="bias_add"),
+        helper.make_node("Cast", ["mi_b"], ["mi_f"], name="cast", to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["mi_f", "rescale_scale"], ["y"], name="rescale"),
+    ]
+    inits = [init("x_scale", np.array(x_scale)), init("x_zero", np.array(128, np.uint8)),
+             init("wq", (np.round(w / w_scale) + 128).astype(np.uint8)), init("w_zero", np.array(128, np.uint8)),
+             init("b_q", np.round(b / (x_scale * w_scale)).astype(np.int32)),
+             init("rescale_scale", np.array(x_scale * w_scale, np.float32))]
+    model = make_model(nodes, [tensor_input("x", [2, 8])], [tensor_input("y", [2, 4])], inits, opset=13)
+    result = run_pass(Dequantize, model, unsafe=True)
+    assert result.modified, result.notes
+    assert not set(ops(result.model)) & HANDLED and ops(result.model)["MatMul"] == 1
+    x = rng.uniform(-2, 2, (2, 8)).astype(np.float32)
+    dequantized = run(result.model, {"x": x})
+    assert np.abs(dequantized - (x @ w + b)).max() < 0.1
+    assert cosine(run(model, {"x": x}), dequantized) > 0.999
