@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from atccheck.model.weights import tensor_array
 from atccheck.passes.base import Cosine, FixLink, FixPass, PassContext, PassResult, left as note_left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,7 +147,7 @@ class _Dequantizer:
 
         graph = self.model.graph
         for t in graph.initializer:
-            self.consts[t.name] = onnx.numpy_helper.to_array(t)
+            self.consts[t.name] = tensor_array(t)
         for node in graph.node:
             if node.op_type == "Constant" and not node.domain:
                 for attr in node.attribute:
