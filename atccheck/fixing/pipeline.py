@@ -287,7 +287,7 @@ class _Pipeline:
         record.status = PassStatus.APPLIED
         record.nodes_after = report.node_count
         record.removed, record.added = finding_delta(state.report, report)
-        new = self.new_state(result.model, report, parent=state, step=record, pass_cls=cls)
+        new = self.new_state(result.model, report, parent=state, step=record, pass_cls=cls, data=result.data)
         if self.on_step is not None:
             self.on_step(record, state.report, report)
         new.job = self.verifier.submit(new)

@@ -57,14 +57,15 @@ def check_graph(model: "onnx.ModelProto") -> str | None:
 class ModelSource:
     """A model as onnxruntime takes it: serialized bytes, or a file when too large for bytes.
 
-    ``bytes`` is kept so the caller can write the same serialization to the output file.
+    ``bytes`` is kept so the caller can write the same serialization to the output file;
+    ``data``, the model's serialization when the caller has it already, is taken as it is.
     A model whose weights stay in external data files (``weights``: the folder their
     locations are relative to, the input model's) goes as bytes of its graph, and onnxruntime
     reads the weights from that folder itself: nothing is copied.
     """
 
     def __init__(self, model: "onnx.ModelProto | None" = None, path: "str | os.PathLike[str] | None" = None,
-                 weights: "str | os.PathLike[str] | None" = None) -> None:
+                 weights: "str | os.PathLike[str] | None" = None, data: bytes | None = None) -> None:
         self.path: str | None = os.fspath(path) if path is not None else None
         self.data: bytes | None = None
         self.weights: str | None = None
@@ -76,7 +77,7 @@ class ModelSource:
             if external:
                 self.weights = os.fspath(weights)  # type: ignore[arg-type]
             if (inline_size(model) if external else approx_size(model)) < INLINE_LIMIT:
-                self.data = model.SerializeToString()
+                self.data = data if data is not None else model.SerializeToString()
             else:
                 self._tmp = tempfile.TemporaryDirectory(prefix="atccheck-verify-")
                 target = Path(self._tmp.name) / "model.onnx"
@@ -101,7 +102,7 @@ class ModelSource:
         return self.path
 
 
-def session_options(source: "ModelSource | None" = None) -> Any:
+def session_options(source: "ModelSource | None" = None, threads: int | None = None) -> Any:
     import onnxruntime as ort
 
     # the process-wide logger too: some messages (graph loading, provider set-up) are written before
@@ -114,7 +115,7 @@ def session_options(source: "ModelSource | None" = None) -> Any:
     # Threads that sleep when idle: verification runs beside the passes on its own thread, and
     # spinning workers would only take CPU from them. Two threads rather than one: most of the
     # time the pipeline is waiting for this very run (measured in bench/bench_fix.py).
-    options.intra_op_num_threads = min(2, os.cpu_count() or 1)
+    options.intra_op_num_threads = threads if threads is not None else min(2, os.cpu_count() or 1)
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # a session runs once or twice: packing the weights for faster kernels costs more than it saves
     options.add_session_config_entry("session.disable_prepacking", "1")
@@ -140,6 +141,12 @@ def _link_external(model: "onnx.ModelProto", folder: Path, into: Path) -> None:
             link.symlink_to((folder / location).resolve())
 
 
+def beside_work_threads() -> int:
+    """Threads for a run that goes on beside the passes (the original's, started at once): all but
+    one core, at most two, so the passes, which the run does not hold up, keep a core of their own."""
+    return max(1, min(2, (os.cpu_count() or 1) - 1))
+
+
 # One onnxruntime run may take this long; a model that runs longer (a Loop with neither trip
 # count nor condition runs forever) is stopped and left unverified.
 RUN_TIMEOUT_S = 30.0
@@ -158,26 +165,28 @@ def terminate_runs() -> None:
             options.terminate = True
 
 
-def open_session(source: ModelSource) -> Any:
+def open_session(source: ModelSource, threads: int | None = None) -> Any:
     """An onnxruntime session of the model; LoadError when onnxruntime cannot load it."""
     import onnxruntime as ort
 
     try:
-        return ort.InferenceSession(source.payload, session_options(source), providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(source.payload, session_options(source, threads), providers=["CPUExecutionProvider"])
     except Exception as exc:
         raise LoadError(f"onnxruntime cannot load the model: {one_line(exc)}") from None
 
 
-def run_model(source: ModelSource, inputs: "Inputs", timeout: float | None = None) -> "list[Outputs]":
+def run_model(source: ModelSource, inputs: "Inputs", timeout: float | None = None,
+              threads: int | None = None) -> "list[Outputs]":
     """Outputs of every input set, by output name; RunError when onnxruntime refuses.
 
     Each run is bounded in time: a watchdog sets onnxruntime's ``RunOptions.terminate`` after
     ``timeout`` seconds (default :data:`RUN_TIMEOUT_S`) and :class:`RunTimeout` is raised.
+    ``threads``: onnxruntime's intra-op threads (default: two, or one on a single core).
     """
     import onnxruntime as ort
 
     limit = RUN_TIMEOUT_S if timeout is None else timeout
-    session = open_session(source)
+    session = open_session(source, threads)
     names = [o.name for o in session.get_outputs()]
     results = []
     for feeds in inputs.sets:

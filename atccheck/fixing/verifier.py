@@ -27,6 +27,7 @@ from atccheck.fixing.runtime import (
     ModelSource,
     RunError,
     RunTimeout,
+    beside_work_threads,
     check_graph,
     evaluate,
     run_model,
@@ -94,7 +95,8 @@ class Verifier:
         source = ModelSource(path=path) if path is not None else ModelSource(model, weights=self.weights)
         try:
             try:
-                return Reference(run_model(source, self.inputs), None, checker_error, loads=True)
+                return Reference(run_model(source, self.inputs, threads=beside_work_threads()), None, checker_error,
+                                 loads=True)
             except LoadError as exc:
                 evaluated = evaluate(model, self.inputs)
                 if evaluated is not None:  # a small model onnx's reference evaluator runs (float64 Conv)
@@ -181,7 +183,8 @@ class Verifier:
                 if error is not None:
                     return Verdict(False, reason=f"{error} (onnxruntime loads the original)")
             return Verdict(True, UNVERIFIED, reason=reference.error, proved_chain=False)
-        source = ModelSource(state.model, weights=self.weights)
+        source = ModelSource(state.model, weights=self.weights, data=state.data)
+        state.data = None  # the source holds it now, until it is released
         state.serialized.set_result(source.data if source.weights is None else None)  # bytes a file can hold alone
         try:
             outputs = run_or_evaluate(source, state.model, fitted(self.inputs, state.model))
