@@ -97,3 +97,24 @@ def test_the_originals_run_leaves_the_passes_a_core(monkeypatch, cores, threads)
     assert runtime.beside_work_threads() == threads
     assert runtime.session_options(threads=runtime.beside_work_threads()).intra_op_num_threads == threads
     assert runtime.session_options().intra_op_num_threads == min(2, cores)
+
+
+def test_without_verification_the_output_is_still_written_from_the_passs_bytes(tmp_path):
+    captured: list[bytes] = []
+
+    class Keeping(Simplify):
+        def run(self, model, ctx):
+            result = super().run(model, ctx)
+            if result.data is not None:
+                captured.append(result.data)
+            return result
+
+    source = tmp_path / "m.onnx"
+    view = view_head_model()
+    view.functions.add().CopyFrom(onnx.FunctionProto(name="unused", domain="local"))  # a field after metadata
+    view.opset_import.add(domain="local", version=1)
+    onnx.save(view, str(source))
+    fix(source, soc="Ascend310P3", passes=[MakeInputsStatic, Keeping], verify=False)
+    written = (tmp_path / "m.atc.onnx").read_bytes()
+    assert captured and written == captured[-1]
+    assert written != onnx.ModelProto.FromString(written).SerializeToString()  # not serialized again here

@@ -220,3 +220,19 @@ def test_available_memory_is_read_from_meminfo_within_the_cgroup_limit(tmp_path)
     (cgroup / "memory.current").write_text(f"{2**30}\n")
     assert memory.available_bytes(meminfo, cgroup) == 2**30
     assert memory.available_bytes(tmp_path / "none", cgroup) is None
+
+
+def test_the_command_says_it_in_one_line_and_exits_2_writing_nothing(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from atccheck.cli.main import main
+
+    path = exported(tmp_path / "in")
+    monkeypatch.setattr(memory, "available_bytes", lambda *a, **k: 2**20)
+    out = tmp_path / "out.onnx"
+    result = CliRunner().invoke(main, ["fix", str(path), "--soc", "Ascend310P3", "--input-shape", "x:2,5,32",
+                                       "-o", str(out)])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "GiB of memory" in lines[0] and "available" in lines[0]
+    assert not out.exists() and "Traceback" not in result.output

@@ -207,6 +207,8 @@ class Staging:
             return
         data = state.serialized.result() if state.job is not None else None
         if data is None:
+            data = state.data  # the pass's own, when no verification took it (--no-verify)
+        if data is None:
             if approx_size(state.model) >= self.limit:
                 return
             data = state.model.SerializeToString()
