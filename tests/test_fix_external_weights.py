@@ -236,3 +236,22 @@ def test_the_command_says_it_in_one_line_and_exits_2_writing_nothing(tmp_path, m
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "GiB of memory" in lines[0] and "available" in lines[0]
     assert not out.exists() and "Traceback" not in result.output
+
+
+def test_a_graph_too_large_for_bytes_goes_to_onnxruntime_as_a_file_linking_the_weights(tmp_path, monkeypatch):
+    from atccheck.fixing import runtime
+
+    path = exported(tmp_path / "in")
+    model = onnx.load(str(path), load_external_data=False)
+    monkeypatch.setattr(runtime, "INLINE_LIMIT", 0)  # as if a pass had inlined 2 GiB of new tensors
+    source = ModelSource(model, weights=path.parent)
+    try:
+        assert source.data is None and source.path is not None
+        folder = Path(source.path).parent
+        linked = folder / "w1"
+        assert linked.stat().st_ino == (path.parent / "w1").stat().st_ino  # linked, not copied (one file system)
+        got = run_model(source, Inputs([feeds()], ["f"], {"x": (2, 5, 32)}))
+    finally:
+        source.release()
+    np.testing.assert_allclose(got[0]["y"], expected(feeds()["x"]), rtol=1e-5, atol=1e-5)
+    assert not folder.exists()

@@ -130,7 +130,10 @@ def _weights_folder(options: Any, source: "ModelSource | None") -> None:
 
 
 def _link_external(model: "onnx.ModelProto", folder: Path, into: Path) -> None:
-    """Symbolic links in ``into`` to every external data file the model names under ``folder``."""
+    """Every external data file the model names under ``folder``, in ``into`` as a hard link (a copy
+    across file systems). onnxruntime refuses a symbolic link that leads out of the model's folder."""
+    import shutil
+
     from atccheck.model.loading import iter_graph_tensors
     from atccheck.model.weights import external_record, is_external
 
@@ -138,7 +141,10 @@ def _link_external(model: "onnx.ModelProto", folder: Path, into: Path) -> None:
         link = into / location
         if not link.exists():
             link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to((folder / location).resolve())
+            try:
+                os.link(folder / location, link)
+            except OSError:
+                shutil.copyfile(folder / location, link)
 
 
 def beside_work_threads() -> int:
