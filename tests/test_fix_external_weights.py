@@ -255,3 +255,14 @@ def test_a_graph_too_large_for_bytes_goes_to_onnxruntime_as_a_file_linking_the_w
         source.release()
     np.testing.assert_allclose(got[0]["y"], expected(feeds()["x"]), rtol=1e-5, atol=1e-5)
     assert not folder.exists()
+
+
+def test_in_place_over_a_data_file_of_the_same_name_reads_it_before_replacing_it(tmp_path):
+    path = tmp_path / "model.onnx"
+    onnx.save_model(decoder_block(), str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="model.onnx.data", size_threshold=1024)  # the very name fix writes
+    outcome = fix(path, soc="Ascend310P3", input_shapes="x:2,5,32", in_place=True)
+    assert outcome.written and outcome.external_data == "model.onnx.data"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.onnx", "model.onnx.data"]
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(session.run(None, feeds())[0], expected(feeds()["x"]), rtol=1e-5, atol=1e-5)
