@@ -19,8 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
 # holds them; the graph the passes rewrite holds none): measured 1.09 with the base on a 4.4 GB LLM.
 EXTERNAL_FACTOR = 1.25
 # Per byte of a model file with its weights inside: the parsed model, the one each pass makes
-# of it, onnxsim's copies, the serialization onnxruntime gets and its sessions: measured 8
-# ((1191 MiB peak - the base) / 98 MiB on bench_fix.py's ResNet-50 with a Resize neck).
+# of it, onnxsim's copies, the serialization onnxruntime gets and its sessions. Measured 8-10 on
+# bench_fix.py's ResNet-50 with a Resize neck (1191 MiB peak for 98 MiB, less a base of 250-400
+# MiB); the lower end, so that only a run clearly beyond the memory is refused.
 INLINE_FACTOR = 8.0
 # The interpreter, onnx, onnxruntime and the tables.
 BASE_BYTES = 400 * 2**20
