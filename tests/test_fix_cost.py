@@ -118,3 +118,21 @@ def test_without_verification_the_output_is_still_written_from_the_passs_bytes(t
     written = (tmp_path / "m.atc.onnx").read_bytes()
     assert captured and written == captured[-1]
     assert written != onnx.ModelProto.FromString(written).SerializeToString()  # not serialized again here
+
+
+def test_two_simplifies_at_once_each_get_their_own_bytes_and_onnx_is_left_as_it_was():
+    from concurrent.futures import ThreadPoolExecutor
+
+    real = onnx.load_from_string
+    target = resolve_target("Ascend310P3")
+
+    def simplified(batch: int):
+        static = MakeInputsStatic().run(view_head_model(), PassContext(target, {"x": (batch, 3, 16, 16)}, ())).model
+        return Simplify().run(static, PassContext(target, {}, ()))
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(simplified, [1, 2]))
+    assert onnx.load_from_string is real
+    for result in results:
+        assert result.data is not None and onnx.ModelProto.FromString(result.data) == result.model
+    assert results[0].data != results[1].data  # batch 1 and batch 2: each its own

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,6 +98,7 @@ class Simplify(FixPass):
 
 # ModelProto.metadata_props
 METADATA_FIELD = 14
+_CAPTURING = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -104,24 +106,23 @@ def _result_bytes() -> Iterator[list[bytes]]:
     """The bytes onnxsim's core returns, kept as onnxsim parses them (``onnx.load_from_string``, on
     this thread): fix hands them to onnxruntime and writes them, instead of serializing the parsed
     model again (a tenth of a second per 100 MB). An onnxsim that parses otherwise leaves it empty."""
-    import threading
-
     import onnx
 
     captured: list[bytes] = []
-    parse = onnx.load_from_string
     thread = threading.get_ident()
+    with _CAPTURING:  # one at a time, so that each puts back the function it found
+        parse = onnx.load_from_string
 
-    def keep(data: Any, *args: Any, **kwargs: Any) -> Any:
-        if threading.get_ident() == thread and isinstance(data, bytes):
-            captured.append(data)
-        return parse(data, *args, **kwargs)
+        def keep(data: Any, *args: Any, **kwargs: Any) -> Any:
+            if threading.get_ident() == thread and isinstance(data, bytes):
+                captured.append(data)
+            return parse(data, *args, **kwargs)
 
-    onnx.load_from_string = keep  # type: ignore[assignment]
-    try:
-        yield captured
-    finally:
-        onnx.load_from_string = parse
+        onnx.load_from_string = keep  # type: ignore[assignment]
+        try:
+            yield captured
+        finally:
+            onnx.load_from_string = parse
 
 
 def _stub_weights(model: "onnx.ModelProto") -> tuple["onnx.ModelProto", dict[str, bool]]:
