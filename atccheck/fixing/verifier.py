@@ -27,6 +27,7 @@ from atccheck.fixing.runtime import (
     ModelSource,
     RunError,
     RunTimeout,
+    beside_work_threads,
     check_graph,
     evaluate,
     run_model,
@@ -72,10 +73,12 @@ class Reference:
 class Verifier:
     """One worker thread that checks each step in order while the pipeline goes on."""
 
-    def __init__(self, inputs: "Inputs | None", enabled: bool, unavailable: str | None = None) -> None:
+    def __init__(self, inputs: "Inputs | None", enabled: bool, unavailable: str | None = None,
+                 weights: Path | None = None) -> None:
         self.inputs = inputs
         self.enabled = enabled
         self.unavailable = unavailable  # why no inputs could be made, if so
+        self.weights = weights  # the folder of the external data the models name (the input's own)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify")
         self.reference: "Future[Reference] | None" = None
 
@@ -90,10 +93,11 @@ class Verifier:
             return Reference(None, "disabled", checker_error)
         if self.inputs is None:
             return Reference(None, self.unavailable, checker_error)
-        source = ModelSource(path=path) if path is not None else ModelSource(model)
+        source = ModelSource(path=path) if path is not None else ModelSource(model, weights=self.weights)
         try:
             try:
-                return Reference(run_model(source, self.inputs), None, checker_error, loads=True)
+                return Reference(run_model(source, self.inputs, threads=beside_work_threads()), None, checker_error,
+                                 loads=True)
             except LoadError as exc:
                 evaluated = evaluate(model, self.inputs)
                 if evaluated is not None:  # a small model onnx's reference evaluator runs (float64 Conv)
@@ -170,18 +174,19 @@ class Verifier:
             # onnxruntime refused the original (two nodes with one name, say), but every step so far
             # was proved to compute the same: the model before this step stands in for it.
             try:
-                parent_outputs = original = run_or_evaluate(ModelSource(parent.model), parent.model,
+                parent_outputs = original = run_or_evaluate(ModelSource(parent.model, weights=self.weights), parent.model,
                                                             fitted(self.inputs, parent.model))
             except RunError:
                 parent_outputs = None
         if parent_outputs is None or original is None or self.inputs is None:
             if reference.loads:  # nothing to compare, but a step must not make the model unloadable
-                error = runtime_load_error(state.model, None)
+                error = runtime_load_error(state.model, None, weights=self.weights)
                 if error is not None:
                     return Verdict(False, reason=f"{error} (onnxruntime loads the original)")
             return Verdict(True, UNVERIFIED, reason=reference.error, proved_chain=False)
-        source = ModelSource(state.model)
-        state.serialized.set_result(source.data)
+        source = ModelSource(state.model, weights=self.weights, data=state.data)
+        state.data = None  # the source holds it now, until it is released
+        state.serialized.set_result(source.data if source.weights is None else None)  # bytes a file can hold alone
         try:
             outputs = run_or_evaluate(source, state.model, fitted(self.inputs, state.model))
         except RunError as exc:
@@ -199,7 +204,7 @@ class Verifier:
             cumulative = replace(cumulative, cosines=cosine_similarities(original, outputs))
         if parent_verdict is not None:
             parent_verdict.data = None  # only the newest serialization may be written
-        data = source.data
+        data = source.data if source.weights is None else None
         source.release()
         if not comparison.ok:
             return Verdict(False, TESTED, comparison.reason, comparison, cumulative)
@@ -288,7 +293,8 @@ class LoadCheck:
     verified, and ``result`` reuses it when the settled final state is that candidate.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, weights: Path | None = None) -> None:
+        self.weights = weights  # the folder of the external data the models name
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-load")
         self.serial: int | None = None
         self.future: "Future[str | None] | None" = None
@@ -297,10 +303,14 @@ class LoadCheck:
 
         if state.job is not None and not _has_subgraphs(state.model):
             return  # its verification loads it (when that runs onnxruntime); result() decides
-        if approx_size(state.model) >= INLINE_LIMIT:  # too large for bytes: checked from the written file
+        from atccheck.model.weights import has_external
+
+        # too large for bytes, or weights in files: checked from the written file, once the
+        # verification's own session is gone (two sessions at once would hold the weights twice)
+        if has_external(state.model) or approx_size(state.model) >= INLINE_LIMIT:
             return
         self.serial = state.serial
-        self.future = self.pool.submit(runtime_load_error, state.model, None, True)
+        self.future = self.pool.submit(runtime_load_error, state.model, None, True, self.weights)
 
     def result(self, final: State, verdict: "Verdict | None", written: Path | None) -> str | None:
         """The check of ``final`` (from the ``written`` file when it was not checked ahead)."""
@@ -309,7 +319,7 @@ class LoadCheck:
                 return None  # onnxruntime loaded and ran this very model
             if self.future is not None and self.serial == final.serial:
                 return self.future.result()
-            return runtime_load_error(final.model, written, True)
+            return runtime_load_error(final.model, written, True, self.weights)
         finally:
             self.close()
 

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from atccheck.model.weights import tensor_array
+
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
@@ -61,11 +63,10 @@ class Bounds:
 
     def _constant(self, name: str) -> Interval | None:
         import numpy as np
-        from onnx import numpy_helper
 
         tensor = self.index.initializers.get(name)
         try:
-            array = numpy_helper.to_array(tensor) if tensor is not None else self.index.const_value(name)
+            array = tensor_array(tensor) if tensor is not None else self.index.const_value(name)
         except Exception:  # malformed payload
             return None
         if array is None or not np.issubdtype(np.asarray(array).dtype, np.integer):
@@ -222,7 +223,7 @@ def rewrite(item: Plan, index: "GraphIndex", names: "Names") -> list[str]:
         value = node.input[p]
         tensor = index.initializers.get(value)
         if tensor is not None:
-            array = numpy_helper.to_array(tensor)
+            array = tensor_array(tensor)
             if array.size == 0 or (int(array.min()) >= INT32[0] and int(array.max()) <= INT32[1]):
                 narrow_tensor = numpy_helper.from_array(array.astype(np.int32), names.fresh(f"{value}/int32"))
                 graph.initializer.append(narrow_tensor)

@@ -101,6 +101,9 @@ class PassResult:
     model: "onnx.ModelProto"
     modified: bool
     notes: list[str] = field(default_factory=list)  # what it did ("3 Gelu nodes"): strings or Notes
+    # The model's serialization, when the pass has it at no cost (its tool returned bytes): the
+    # verification hands it to onnxruntime and the output is written from it, with no second one.
+    data: bytes | None = None
 
 
 class FixPass:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from atccheck.model.weights import tensor_array
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -75,7 +76,7 @@ def _beyond_float32(model: "onnx.ModelProto") -> str | None:
     limit = float(np.finfo(np.float32).max)
     for tensor in iter_graph_tensors(model.graph):
         if tensor.data_type == onnx.TensorProto.DOUBLE:
-            value = onnx.numpy_helper.to_array(tensor)
+            value = tensor_array(tensor)
             finite = value[np.isfinite(value)]
             if finite.size and float(np.abs(finite).max()) > limit:
                 return tensor.name or "(unnamed)"
@@ -121,7 +122,7 @@ def _tensor(tensor: "onnx.TensorProto") -> int:
 
     if tensor.data_type != onnx.TensorProto.DOUBLE:
         return 0
-    value = onnx.numpy_helper.to_array(tensor).astype(np.float32)
+    value = tensor_array(tensor).astype(np.float32)
     tensor.CopyFrom(onnx.numpy_helper.from_array(value, tensor.name))
     return 1
 

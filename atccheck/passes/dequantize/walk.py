@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from atccheck.domains import CONTRIB_DOMAIN, is_standard
+from atccheck.model.weights import tensor_array
 from atccheck.passes._graph import Names
 from atccheck.passes.base import left as note_left
 from atccheck.passes.dequantize.nodes import Leave, live, make_node, prune
@@ -40,7 +41,7 @@ class Walk:
 
         graph = self.model.graph
         for t in graph.initializer:
-            self.consts[t.name] = onnx.numpy_helper.to_array(t)
+            self.consts[t.name] = tensor_array(t)
         for node in graph.node:
             if node.op_type == "Constant" and not node.domain:
                 for attr in node.attribute:
