@@ -1247,6 +1247,72 @@ def other_flags(options: dict) -> list[dict]:
     return entries
 
 
+# --------------------------------------------------------------------------- precision modes (numerics)
+
+# Curated facts read by hand or by a tools/ extraction script from CANN sources (op_tables/curated/),
+# checked here against the reference and turned into op_tables/precision.json, which the numerics
+# simulation (atccheck/numerics/) reads: what each precision mode does to an op's compute dtype,
+# the per-chip precision_reduce white/black lists, the cube ops, and the --keep_dtype file format.
+CURATED = PROJECT / "op_tables" / "curated"
+PRECISION_CURATED = ("precision_modes.json", "precision_reduce.json", "keep_dtype.json")
+PRECISION_STRATEGIES = ("force-low", "prefer-origin", "mixed", "origin", "force-fp32", "hif8")
+
+
+def curated_digest(name: str) -> str:
+    return hashlib.sha256((CURATED / name).read_bytes()).hexdigest()[:16]
+
+
+def build_precision(reference: Path) -> dict:
+    """op_tables/precision.json from the curated precision facts, checked against atc_options.json."""
+    modes = json.loads((CURATED / "precision_modes.json").read_text(encoding="utf-8"))
+    lists = json.loads((CURATED / "precision_reduce.json").read_text(encoding="utf-8"))
+    keep = json.loads((CURATED / "keep_dtype.json").read_text(encoding="utf-8"))
+    options = {p["name"]: p for p in load(reference, "atc_options.json")["parameters"]}
+    for option in ("--precision_mode", "--precision_mode_v2"):
+        documented = set(options[option]["allowed_values"])
+        curated = {m["mode"] for m in modes["modes"] if m["option"] == option}
+        if documented != curated:
+            raise SystemExit(f"build_op_tables: curated precision modes of {option} differ from atc_options.json: "
+                             f"{sorted(documented ^ curated)}")
+    for mode in modes["modes"]:
+        if mode["strategy"] not in PRECISION_STRATEGIES or mode["strategy"] not in modes["strategies"]:
+            raise SystemExit(f"build_op_tables: precision mode {mode['mode']} has strategy {mode['strategy']!r}")
+        if mode["low"] not in (None, "float16", "bfloat16"):
+            raise SystemExit(f"build_op_tables: precision mode {mode['mode']} has low dtype {mode['low']!r}")
+    if modes["default"]["mode"] not in options["--precision_mode"]["default"]:
+        raise SystemExit("build_op_tables: the curated default precision mode is not atc_options.json's")
+    missing = set(KERNEL_FAMILIES[lists["release"]]) - set(lists["families"])
+    if missing:
+        raise SystemExit(f"build_op_tables: precision_reduce.json lacks kernel families {sorted(missing)}")
+    entries = []
+    for family, data in sorted(lists["families"].items()):
+        if set(data["white"]) & set(data["black"]):
+            raise SystemExit(f"build_op_tables: {family}: ops on both precision lists")
+        entries.append({"release": lists["release"], "family": family, "white": sorted(data["white"]),
+                        "black": sorted(data["black"]), "gray_count": data["gray"], "source": data["source"]})
+    return {
+        "schema": "atccheck.precision/1",
+        "description": "What each --precision_mode / --precision_mode_v2 value does to an AI Core op's compute dtype, "
+                       "the precision_reduce white and black lists per kernel family (other ops are gray), the cube "
+                       "ops and the --keep_dtype file format.",
+        "generated_by": "tools/build_op_tables.py",
+        "facts": [{"file": "atc_options.json", "sha256": digest(reference, "atc_options.json")}]
+        + [{"file": f"op_tables/curated/{name}", "sha256": curated_digest(name)} for name in PRECISION_CURATED],
+        "strategies": modes["strategies"],
+        "modes": modes["modes"],
+        "modes_source": modes["modes_source"],
+        "default": modes["default"],
+        "keep_dtype": modes["keep_dtype"],
+        "keep_dtype_file": {k: v for k, v in keep.items() if k not in ("topic", "written_by")},
+        "dtype_sensitive": modes["dtype_sensitive"],
+        "engine": modes["engine"],
+        "bf16_modes_need": modes["bf16_modes_need"],
+        "cube_ops": lists["cube_ops"],
+        "flag_meaning": lists["flag_meaning"],
+        "entries": entries,
+    }
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -1309,6 +1375,7 @@ def build(reference: Path) -> dict[str, str]:
             "atccheck.atc_options/1",
             "ATC command-line options relevant to ONNX models.",
             ["atc_options.json"], reference, build_options(reference), **options_extra(reference)),
+        "precision.json": build_precision(reference),
     }
     return {name: dump(doc) for name, doc in docs.items()}
 

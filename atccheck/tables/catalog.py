@@ -19,6 +19,7 @@ from atccheck.tables.schema import (
     Limit,
     OpFact,
     OpSpec,
+    PrecisionFacts,
     Profile,
     Registration,
     RegistryView,
@@ -75,6 +76,11 @@ class Tables:
     @cached_property
     def limits(self) -> dict[str, Limit]:
         return loader.load_limits(self.docs)
+
+    @cached_property
+    def precision(self) -> PrecisionFacts:
+        """precision.json: precision modes, precision_reduce lists, cube ops, the keep_dtype format."""
+        return loader.load_precision(self.docs)
 
     @cached_property
     def atc_errors(self) -> dict[str, AtcError]:

@@ -21,6 +21,8 @@ from atccheck.tables.schema import (
     Limit,
     OpFact,
     OpSpec,
+    PrecisionFacts,
+    PrecisionMode,
     Profile,
     Registration,
     Soc,
@@ -35,6 +37,7 @@ TABLE_FILES = (
     "limits.json",
     "op_facts.json",
     "op_spec.json",
+    "precision.json",
     "profiles.json",
     "registry.json",
     "socs.json",
@@ -271,3 +274,29 @@ def load_atc_options(docs: Docs) -> dict[str, AtcOption]:
 def load_atc_options_extra(docs: Docs) -> dict[str, Any]:
     """The option table's sections beside its entries (soc names, flag errors, precision values, ...)."""
     return {k: v for k, v in docs["atc_options.json"].items() if k not in ("entries",)}
+
+
+def load_precision(docs: Docs) -> PrecisionFacts:
+    doc = docs["precision.json"]
+    modes = {}
+    for m in doc["modes"]:
+        modes[m["mode"]] = PrecisionMode(m["mode"], m["option"], m["strategy"], m["low"], bool(m.get("cube_low_first")))
+    keep = doc["keep_dtype"]
+    return PrecisionFacts(
+        modes=modes,
+        strategy_sources={name: s["source"] for name, s in doc["strategies"].items()},
+        modes_source=doc["modes_source"],
+        default_mode=doc["default"]["mode"],
+        keep=PrecisionMode("keep_dtype", "--keep_dtype", keep["strategy"], keep["low"], bool(keep["cube_low_first"])),
+        keep_no_effect_under=tuple(keep["no_effect_under"]),
+        keep_source=keep["source"],
+        keep_file=doc["keep_dtype_file"],
+        dtype_sensitive=frozenset(doc["dtype_sensitive"]["ops"]),
+        dtype_sensitive_source=doc["dtype_sensitive"]["source"],
+        cube_ops=frozenset(doc["cube_ops"]["ops"]),
+        cube_source=doc["cube_ops"]["source"],
+        engine_source=doc["engine"]["source"],
+        flag_source=doc["flag_meaning"]["source"],
+        lists={(e["release"], e["family"]): (frozenset(e["white"]), frozenset(e["black"]), e["source"])
+               for e in doc["entries"]},
+    )

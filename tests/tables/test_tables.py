@@ -24,6 +24,7 @@ CLOSED = {
                       "published_pages": {True, False}},
     "kernels.json": {"release": {"cann-8.1.RC1", "canndev-2022-06"}},
     "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
+    "precision.json": {"release": {"cann-8.1.RC1"}},
     "atc_errors.json": {"era": {"current", "legacy"}},
     "op_facts.json": {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
@@ -42,6 +43,7 @@ KEYS = {
     "limits.json": lambda e: e["name"],
     "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
     "op_spec.json": lambda e: (e["list"], e["op"]),
+    "precision.json": lambda e: (e["release"], e["family"]),
     "profiles.json": None,  # kept in release order
     "registry.json": lambda e: (e["profile"], e["domain"], e["op"]),
     "socs.json": lambda e: e["name"],
