@@ -41,6 +41,8 @@ class CheckContext:
         self.options = dict(options or {})
         self.graph = graph or GraphIndex(loaded.model)
         self.registry: RegistryView = tables.registry(target.profile.id)
+        # The precision preflight (atccheck.numerics), run before the rules when options ask for it.
+        self.numerics: Any = None
 
     # ---- opsets and domains
 

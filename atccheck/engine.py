@@ -28,6 +28,8 @@ from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target, res
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
+    from atccheck.numerics import NumericsRequest
+
 InputShapes = Mapping[str, Sequence[int]]
 STANDARD_DOMAINS = ("", AI_ONNX)
 
@@ -196,6 +198,11 @@ def check_prepared(
     select = list(select or ())
     ignore = list(ignore or ())
     rules = [r for r in all_rules() if rule_selected(r, select, ignore)]
+    request = ctx.options.get("numerics")
+    if request is not None:  # the precision preflight: weights, onnxruntime; the numerics rules read it
+        from atccheck.numerics import run_numerics
+
+        ctx.numerics = run_numerics(ctx, request)
     findings = run_rules(ctx, rules)
     report = Report(
         model=prepared.loaded.display_name,
@@ -206,6 +213,7 @@ def check_prepared(
         opset_imports=dict(ctx.opset_imports),
         input_shapes=dict(prepared.input_shapes),
         context=ctx,
+        numerics=ctx.numerics,
     )
     from atccheck.atc.command import command_for_report
 
@@ -226,8 +234,13 @@ def check(
     dynamic_batch: "str | Sequence[int] | None" = None,
     dynamic_image_size: "str | Sequence[Sequence[int]] | None" = None,
     dynamic_dims: "str | Sequence[Sequence[int]] | None" = None,
+    numerics: "bool | NumericsRequest" = False,
 ) -> Report:
     """Check a model (path or ModelProto) for one chip; never reads external weights.
+
+    ``numerics`` (True, or a :class:`atccheck.numerics.NumericsRequest` naming an ``.npz`` of
+    inputs) adds the precision preflight: it reads the weights, runs onnxruntime on the model as
+    the precision mode rounds it, and lets float16-overflow and float16-precision-loss report.
 
     A gear option (at most one, the values as ``atc-cmd`` takes them) checks the model as ATC
     builds it: one static graph per gear, -1 in ``input_shapes`` marking the gear axes.
@@ -239,8 +252,15 @@ def check(
     from atccheck.gears import check_geared, prepare_gears
 
     target = resolve_target(soc, cann, precision_mode)
-    options = {"device_memory": device_memory} if device_memory else None
+    options: dict[str, Any] | None = {"device_memory": device_memory} if device_memory else None
     gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
+    if numerics:
+        from atccheck.errors import UsageError
+        from atccheck.numerics import NumericsRequest
+
+        if gears is not None:
+            raise UsageError("--numerics simulates one static model: give --input-shape instead of a gear option")
+        options = {**(options or {}), "numerics": numerics if isinstance(numerics, NumericsRequest) else NumericsRequest()}
     if gears is not None:
         return check_geared(prepare_gears(model, gears, input_shapes), target, select=select, ignore=ignore,
                             options=options)

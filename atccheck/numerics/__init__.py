@@ -1,0 +1,119 @@
+"""Precision preflight: what ``--precision_mode`` will do to a model's numbers, before conversion.
+
+ATC computes float32 ops in float16 (or bfloat16) unless told otherwise (``--precision_mode``
+defaults to force_fp16). This package simulates that on a CPU: it decides each node's compute
+dtype the way GE's dtype selection does (:mod:`.dtypes`, from ``op_tables/precision.json`` and the
+kernel tables), runs the model with onnxruntime rounded accordingly (:mod:`.simulate`), compares
+with the float32 run and searches the ``--keep_dtype`` list that brings the outputs back
+(:mod:`.analysis`). ``check --numerics`` and ``fix`` run it; the rules float16-overflow and
+float16-precision-loss report what it found. docs/numerics.md says what the simulation leaves out.
+
+Importing this package imports neither numpy nor onnxruntime: plain ``check`` never runs it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import onnx
+
+    from atccheck.context import CheckContext
+    from atccheck.numerics.analysis import NumericsResult
+
+OPTION = "numerics"  # the key of CheckContext.options that asks for the simulation
+
+
+@dataclass(frozen=True)
+class NumericsRequest:
+    """What ``check --numerics`` asks for (picklable: it travels to ``-j`` workers)."""
+
+    inputs: str | None = None  # an .npz file of input arrays, besides the seeded random inputs
+    search: bool = True  # search the --keep_dtype list when outputs lose precision
+    keep_dtype_out: str | None = None  # where the keep list will be written (the atc command names it)
+
+
+def alternative_mode(ctx: "CheckContext") -> str | None:
+    """The bfloat16 mixed mode to try besides a float16 mode, on chips that have bfloat16 modes
+    (socs.json bf16_precision): its range is float32's, so float16 overflows disappear."""
+    from atccheck.errors import UsageError
+    from atccheck.target import resolve_precision_mode
+
+    facts = ctx.tables.precision
+    mode = facts.modes.get(ctx.target.precision_mode)
+    if mode is None or mode.low != "float16" or not ctx.target.soc.bf16_precision:
+        return None
+    for candidate in ("mixed_bfloat16", "allow_mix_precision_bf16"):
+        try:
+            return resolve_precision_mode(candidate, ctx.target.soc, ctx.target.profile, ctx.tables)
+        except UsageError:
+            continue
+    return None
+
+
+def model_with_weights(ctx: "CheckContext") -> "onnx.ModelProto":
+    """The checked model with every weight read (check loads the graph only)."""
+    from atccheck.fixing.pipeline import read_weights
+    from atccheck.model.loading import load_model
+
+    if ctx.loaded.path is None:
+        return ctx.model  # a caller's ModelProto holds its weights
+    loaded = load_model(ctx.loaded.path, weights=True)
+    return read_weights(loaded, ctx.loaded.path)
+
+
+def planned_dims(model: "onnx.ModelProto", overrides: Mapping[str, Sequence[int]]) -> dict[str, list[int | str | None]]:
+    from atccheck.model.shapes import graph_inputs, type_info
+
+    dims: dict[str, list[int | str | None]] = {}
+    for vi in graph_inputs(model):
+        if vi.name in overrides:
+            dims[vi.name] = [int(d) if int(d) >= 0 else None for d in overrides[vi.name]]
+            continue
+        info = type_info(vi.type)
+        dims[vi.name] = list(info.shape) if info is not None and info.shape is not None else []
+    return dims
+
+
+def run_numerics(
+    ctx: "CheckContext",
+    request: NumericsRequest,
+    model: "onnx.ModelProto | None" = None,
+    samples: "Mapping[str, np.ndarray] | None" = None,
+) -> "NumericsResult":
+    """The precision preflight of the checked model under the target's precision mode.
+
+    Raises InputError / UsageError for an unreadable ``--inputs`` file or arrays that do not fit
+    the model; a model onnxruntime cannot run gives a result with ``error`` set.
+    """
+    from atccheck.fixing.verify import RunError, load_samples, make_inputs
+    from atccheck.numerics.analysis import NumericsResult, analyze
+    from atccheck.numerics.dtypes import mode_facts
+    from atccheck.numerics.simulate import SimulationError, Simulator
+
+    target = ctx.target
+    mode_facts(ctx, target.precision_mode)  # a mode that cannot be simulated is a usage error
+    model = model if model is not None else model_with_weights(ctx)
+    label = "sample"
+    if samples is None and request.inputs is not None:
+        samples, label = load_samples(request.inputs), f"--inputs {os.fspath(request.inputs)}"
+    try:
+        feed = make_inputs(model, planned_dims(model, ctx.input_shapes), samples, label)
+        simulator = Simulator(model, feed.sets)
+        return analyze(ctx, simulator, feed.describe(), search=request.search, alternative=alternative_mode(ctx))
+    except (RunError, SimulationError) as exc:
+        return NumericsResult(target.precision_mode, target.soc.name, (), error=str(exc))
+
+
+def keep_file_text(nodes: Sequence[str]) -> str:
+    from atccheck.numerics.analysis import keep_file_text as text
+
+    return text(nodes)
+
+
+def summary(result: "NumericsResult") -> dict[str, Any]:
+    return result.to_dict()

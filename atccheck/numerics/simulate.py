@@ -1,0 +1,210 @@
+"""Run a model as ATC's compute dtypes would round it, with onnxruntime.
+
+The model is not run node by node. A copy of its graph gets a ``Cast(to=low) -> Cast(to=float32)``
+pair wherever the :class:`~atccheck.numerics.dtypes.Assignment` says a float32 value is rounded:
+
+- after each output of a node that stores its outputs in float16 or bfloat16 (every consumer
+  then reads the rounded value, as on the device);
+- in front of an input a lowered node reads from a value stored wider than it computes (a graph
+  input, a weight, a float32 node's output): ATC inserts a Cast there.
+
+onnxruntime's Cast rounds to nearest even and turns a float32 beyond the range into inf
+(65504 is float16's largest finite value), exactly as the device's conversion does, and computes
+every node in float32 in between: a cube op (Conv, MatMul, Gemm, ConvTranspose) then accumulates
+float16 inputs in float32 and writes a float16 output, as the Cube unit does. The casts are exact
+where a value is widened, so a node kept in float32 reads its float16 inputs unchanged.
+
+Every float32 value the root graph computes is also made a graph output of both the plain and the
+lowered copy, so one run of each gives every intermediate value to compare. The weights are
+serialized once: a variant's bytes are its graph without initializers followed by the
+initializers alone (protobuf merges the two messages), so a keep-list search does not copy them
+again for each simulation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from atccheck.numerics.dtypes import BFLOAT16, FLOAT16, FLOAT32, Assignment
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import onnx
+
+# ONNX TensorProto data types of the dtypes a value is rounded to.
+ELEM_TYPES = {FLOAT32: 1, FLOAT16: 10, BFLOAT16: 16}
+CAST_DOMAIN = ""
+# Weights of a model past this many bytes go to onnxruntime through a file instead of bytes.
+INLINE_LIMIT = 2**31 - 2**26
+
+Values = dict[str, "np.ndarray"]
+
+
+class SimulationError(Exception):
+    """onnxruntime cannot load or run the model (one line)."""
+
+
+@dataclass
+class Runs:
+    """Seconds spent, for the bench: building sessions and running them."""
+
+    sessions: int = 0
+    seconds: float = 0.0
+
+
+class Simulator:
+    """One model's plain and lowered runs on fixed inputs."""
+
+    def __init__(self, model: "onnx.ModelProto", feeds: Sequence[Mapping[str, "np.ndarray"]]) -> None:
+        import onnx
+
+        self.feeds = [dict(f) for f in feeds]
+        self.runs = Runs()
+        weights = onnx.ModelProto()
+        weights.graph.initializer.extend(model.graph.initializer)
+        self._weights = weights.SerializeToString()
+        del weights
+        skeleton = onnx.ModelProto()
+        skeleton.CopyFrom(model)
+        del skeleton.graph.initializer[:]
+        self.skeleton = skeleton
+        if len(self._weights) > INLINE_LIMIT:
+            raise SimulationError(f"the weights take {len(self._weights) / 2**30:.1f} GiB, more than onnxruntime takes "
+                                  "from memory; the numerics are not simulated for models this large")
+        self.node_values = [v for node in model.graph.node for v in node.output if v]
+        self.float32_inputs = {vi.name for vi in model.graph.input
+                               if vi.type.tensor_type.elem_type == ELEM_TYPES[FLOAT32]}
+        self.float32_inputs |= {t.name for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
+        self.output_names = [o.name for o in model.graph.output]
+
+    # ---- the runs
+
+    def reference(self) -> list[Values]:
+        """Every root-graph value of each input set, in float32 (the model as written)."""
+        exposed = _with_outputs(self.skeleton, self.node_values)
+        return self._run(exposed, self.node_values + self.output_names)
+
+    def lowered(self, assignment: Assignment, float32_values: Collection[str]) -> list[Values]:
+        """Every float32 root-graph value of each input set, with the assignment's rounding applied."""
+        model = lower(self.skeleton, assignment, float32_values)
+        wanted = [v for v in self.node_values if v in float32_values]
+        exposed = _with_outputs(model, wanted)
+        return self._run(exposed, wanted + self.output_names)
+
+    def _run(self, model: "onnx.ModelProto", names: Sequence[str]) -> list[Values]:
+        import onnxruntime as ort
+
+        from atccheck.fixing.verify import one_line, session_options
+
+        started = time.perf_counter()
+        payload = model.SerializeToString() + self._weights
+        try:
+            session = ort.InferenceSession(payload, session_options(), providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise SimulationError(f"onnxruntime cannot load the model: {one_line(exc)}") from None
+        available = {o.name for o in session.get_outputs()}
+        fetch = list(dict.fromkeys(n for n in names if n in available))
+        results = []
+        for feeds in self.feeds:
+            try:
+                values = session.run(fetch, feeds)
+            except Exception as exc:
+                raise SimulationError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
+            results.append(dict(zip(fetch, values)))
+        self.runs.sessions += 1
+        self.runs.seconds += time.perf_counter() - started
+        return results
+
+
+def _with_outputs(model: "onnx.ModelProto", names: Sequence[str]) -> "onnx.ModelProto":
+    """A copy of the (weight-free) model whose graph outputs also list ``names`` (untyped: onnxruntime infers)."""
+    import onnx
+
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    present = {o.name for o in copy.graph.output}
+    for name in names:
+        if name not in present:
+            present.add(name)
+            copy.graph.output.add().name = name
+    return copy
+
+
+def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str]) -> "onnx.ModelProto":
+    """A copy of ``model`` with a Cast pair wherever the assignment rounds a float32 value."""
+    import onnx
+
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    graph = copy.graph
+    del graph.node[:]
+    stored: dict[str, str] = {}
+    rounded: dict[tuple[str, str], str] = {}
+    used: set[str] = {v for n in model.graph.node for v in list(n.input) + list(n.output)}
+    used |= {i.name for i in model.graph.input}
+    counter = [0]
+
+    def fresh(base: str) -> str:
+        while True:
+            counter[0] += 1
+            name = f"{base}__atccheck_{counter[0]}"
+            if name not in used:
+                used.add(name)
+                return name
+
+    def cast_pair(source: str, dtype: str, target: str) -> None:
+        narrow = fresh(source)
+        graph.node.append(onnx.helper.make_node("Cast", [source], [narrow], to=ELEM_TYPES[dtype],
+                                                name=fresh("round")))
+        graph.node.append(onnx.helper.make_node("Cast", [narrow], [target], to=ELEM_TYPES[FLOAT32],
+                                                name=fresh("widen")))
+
+    for index, source in enumerate(model.graph.node):
+        decision = assignment.nodes.get(index)
+        inputs = list(source.input)
+        if decision is not None and decision.inputs != FLOAT32:
+            for position, name in enumerate(inputs):
+                # a value already held in the node's dtype is read as it is; any other is rounded
+                if not name or name not in float32_values or stored.get(name, FLOAT32) == decision.inputs:
+                    continue
+                key = (name, decision.inputs)
+                if key not in rounded:
+                    rounded[key] = fresh(name)
+                    cast_pair(name, decision.inputs, rounded[key])
+                inputs[position] = rounded[key]
+        node = graph.node.add()
+        node.CopyFrom(source)
+        del node.input[:]
+        node.input.extend(inputs)
+        if decision is None or decision.outputs == FLOAT32:
+            continue
+        for position, name in enumerate(source.output):
+            if not name or name not in float32_values:
+                continue
+            raw = fresh(name)
+            node.output[position] = raw
+            cast_pair(raw, decision.outputs, name)
+            stored[name] = decision.outputs
+    return copy
+
+
+def float32_value_names(simulator: Simulator, reference: Sequence[Values]) -> set[str]:
+    """Values that are float32 in the model: graph inputs and weights by their declared type, node outputs
+    by the dtype the reference run gave them."""
+    import numpy as np
+
+    names = set(simulator.float32_inputs)
+    for values in reference[:1]:
+        names |= {name for name, array in values.items() if array.dtype == np.float32}
+    return names
+
+
+def describe_feeds(labels: Sequence[str]) -> list[str]:
+    return list(labels)
+
+
+def as_dict(runs: Runs) -> dict[str, Any]:
+    return {"sessions": runs.sessions, "seconds": round(runs.seconds, 4)}
