@@ -1,0 +1,86 @@
+"""The lowered run rounds exactly where the assignment says, as numpy's IEEE conversions do."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from onnx import helper
+
+from atccheck.engine import check
+from atccheck.numerics.dtypes import assign_dtypes
+from atccheck.numerics.simulate import Simulator, float32_value_names, lower
+from builders import init, make_model, tensor_input
+
+F16, BF16, F32 = np.float16, ml_dtypes.bfloat16, np.float32
+
+
+def chain():
+    """x -> MatMul(w) -> m -> Add(b) -> a -> Exp -> y"""
+    rng = np.random.default_rng(5)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
+             helper.make_node("Add", ["m", "b"], ["a"], name="add"),
+             helper.make_node("Exp", ["a"], ["y"], name="exp")]
+    inits = [init("w", (rng.standard_normal((16, 16)) * 3).astype(F32)), init("b", rng.standard_normal(16).astype(F32))]
+    return make_model(nodes, [tensor_input("x", [4, 16])], [tensor_input("y", [4, 16])], inits), inits
+
+
+def run(mode, keep=(), soc="Ascend910B1"):
+    model, _ = chain()
+    x = (np.random.default_rng(6).standard_normal((4, 16)) * 2).astype(F32)
+    ctx = check(model, soc=soc).context
+    simulator = Simulator(model, [{"x": x}])
+    reference = simulator.reference()
+    float32 = float32_value_names(simulator, reference)
+    values = simulator.lowered(assign_dtypes(ctx, mode, keep, float32), float32)[0]
+    return x, reference[0], values
+
+
+def weights():
+    from onnx import numpy_helper
+
+    _, inits = chain()
+    return [numpy_helper.to_array(t) for t in inits]
+
+
+def r(a, dtype):
+    with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
+        return np.asarray(a, F32).astype(dtype).astype(F32)
+
+
+def test_force_fp16_rounds_inputs_weights_and_outputs_with_float32_accumulation():
+    x, ref, low = run("force_fp16")
+    w, b = weights()
+    m = r(r(x, F16) @ r(w, F16), F16)  # the cube unit: float16 operands, float32 sums, float16 result
+    a = r(m + r(b, F16), F16)
+    y = r(np.exp(a), F16)
+    np.testing.assert_array_equal(low["m"], m)
+    np.testing.assert_array_equal(low["a"], a)
+    np.testing.assert_allclose(low["y"], y, rtol=1e-3)  # exp itself may differ by an ulp between libms
+    np.testing.assert_allclose(ref["y"], np.exp(x @ w + b), rtol=1e-4)
+
+
+def test_a_kept_node_reads_float16_values_unchanged_and_writes_float32():
+    x, _, low = run("force_fp16", keep=["add"])
+    w, b = weights()
+    m = r(r(x, F16) @ r(w, F16), F16)
+    np.testing.assert_array_equal(low["a"], (m + b).astype(F32))  # float32 add of the float16 product
+
+
+def test_mixed_bfloat16_rounds_white_ops_to_bfloat16():
+    x, _, low = run("mixed_bfloat16")
+    w, b = weights()
+    m = r(r(x, BF16) @ r(w, BF16), BF16)
+    np.testing.assert_array_equal(low["m"], m)
+    np.testing.assert_array_equal(low["a"], r(m + r(b, BF16), BF16))  # gray Add follows the bfloat16 MatMul
+
+
+def test_lowering_adds_one_cast_pair_per_rounding_point():
+    model, _ = chain()
+    ctx = check(model, soc="Ascend910B1").context
+    float32 = {"x", "w", "b", "m", "a", "y"}
+    lowered = lower(model, assign_dtypes(ctx, "force_fp16", (), float32), float32)
+    casts = [n for n in lowered.graph.node if n.op_type == "Cast"]
+    # inputs x, w, b rounded on the way in (3 pairs); m, a, y rounded on the way out (3 pairs)
+    assert len(casts) == 12
+    assert [n.op_type for n in lowered.graph.node if n.op_type != "Cast"] == ["MatMul", "Add", "Exp"]
+    assert [o.name for o in lowered.graph.output] == ["y"]
