@@ -421,8 +421,54 @@ def _target_section(report: Report, facts: ModelFacts, fail_on: str, hops: int, 
     else:
         body.append('<p class="none-shown muted" hidden>No finding matches the filters.</p>')
     body.extend(finding_section(g, facts, hops) for g in groups)
+    body.append(_numerics_block(report))
     body.append("</section>")
     return "".join(body)
+
+
+def _numerics_block(report: Report) -> str:
+    """The precision preflight (check --numerics): each output's error before and after the keep list."""
+    result = report.numerics
+    if result is None:
+        return ""
+    head = f"<h3>Precision preflight: {esc(result.mode)}</h3>"
+    if result.error is not None:
+        return f'{head}<p class="muted">Not run: {esc(result.error)}</p>'
+    keep = result.keep
+    alt = result.alternative
+    cols = ["output", "float32 vs " + esc(result.mode)]
+    if keep is not None:
+        cols.append(f"with --keep_dtype ({_plural(len(keep.nodes), 'node')})")
+    if alt is not None:
+        cols.append(esc(alt.mode))
+    after = {e.name: e for e in keep.after} if keep is not None else {}
+    alternative = {e.name: e for e in alt.outputs} if alt is not None else {}
+    rows = []
+    for error in result.before:
+        cells = [f"<code>{esc(error.name)}</code>", _error_cell(error)]
+        if keep is not None:
+            cells.append(_error_cell(after.get(error.name)))
+        if alt is not None:
+            cells.append(_error_cell(alternative.get(error.name)))
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    table = ("<table><tr>" + "".join(f"<th>{c}</th>" for c in cols) + "</tr>" + "".join(rows) + "</table>")
+    notes = [f"<p class='muted'>{result.lowered} of {_plural(result.nodes, 'float node')} computed below float32; "
+             f"inputs: {esc('; '.join(result.inputs))}. An output passes at relative error &le; 1e-2 and cosine "
+             "&ge; 0.999 (docs/numerics.md).</p>"]
+    if keep is not None:
+        state = "restores the outputs" if keep.restored else f"does not restore the outputs ({keep.note})"
+        names = ", ".join(f"<code>{esc(n)}</code>" for n in keep.nodes) or "none"
+        notes.append(f"<p>--keep_dtype list: {names}: {esc(state)} ({_plural(keep.simulations, 'simulation')}).</p>")
+    elif result.keep_note and not result.ok:
+        notes.append(f"<p class='muted'>{esc(result.keep_note)}</p>")
+    return head + table + "".join(notes)
+
+
+def _error_cell(error: Any) -> str:
+    if error is None:
+        return ""
+    mark = "" if error.ok else ' <span class="badge warning">beyond</span>'
+    return esc(error.describe()) + mark
 
 
 def _model_page_body(reports: Sequence[Report], facts: ModelFacts, fail_on: str, hops: int, ids: _Ids,

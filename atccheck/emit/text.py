@@ -18,6 +18,7 @@ from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.baseline import BaselineOutcome
+    from atccheck.numerics.analysis import NumericsResult
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 # A rule with a model-level finding and more per-node message groups than this is shown collapsed.
@@ -60,7 +61,7 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
                 lines.extend(_render_group(group, color=color, verbose=verbose))
     lines.append("")
     lines.extend(_shape_lines(report))
-    lines.extend(_numerics_lines(report))
+    lines.extend(numerics_lines(report.numerics))
     if report.atc_command is not None:
         lines.append(f"atc command: {report.atc_command.line}")
     counts = report.counts()
@@ -125,9 +126,8 @@ def _render_group(group: list[Finding], *, color: bool, verbose: bool) -> list[s
     return out
 
 
-def _numerics_lines(report: Report) -> list[str]:
-    """The precision preflight (check --numerics): each output's error before and after the keep list."""
-    result = report.numerics
+def numerics_lines(result: "NumericsResult | None") -> list[str]:
+    """The precision preflight (check --numerics, fix): each output's error before and after the keep list."""
     if result is None:
         return []
     head = f"precision preflight ({result.mode}"

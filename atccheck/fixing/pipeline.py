@@ -422,6 +422,7 @@ def fix(
     passes: Sequence[type[FixPass]] | None = None,
     options: Mapping[str, Any] | None = None,
     on_step: "Callable[[PassOutcome, Report, Report], None] | None" = None,
+    numerics: bool = True,
 ) -> FixOutcome:
     """Fix a model for ``atc`` on one chip; see the module docstring for the pipeline.
 
@@ -522,7 +523,12 @@ def fix(
         runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
                           "of If/Loop that cannot take the --input-shape sizes, say)")
 
-    command, command_error = _atc_command(final_model, out, target)
+    preflight, keep_file = None, None
+    if numerics and verify and out is not None and runtime_error is None:
+        from atccheck.numerics import preflight_written  # the precision preflight of the written model
+
+        preflight, keep_file = preflight_written(final.report, final_model, out, samples)
+    command, command_error = _atc_command(final_model, out, target, keep_file)
     return FixOutcome(
         source=before.model,
         target=target,
@@ -541,6 +547,8 @@ def fix(
         atc_command_error=command_error,
         seconds=time.perf_counter() - started,
         runtime_error=runtime_error,
+        numerics=preflight,
+        keep_dtype_file=keep_file,
     )
 
 
@@ -555,7 +563,8 @@ def _input_dims(model: "onnx.ModelProto") -> dict[str, list[int | str | None]]:
     return dims
 
 
-def _atc_command(model: "onnx.ModelProto", out: Path | None, target: Target) -> tuple["AtcCommand | None", str | None]:
+def _atc_command(model: "onnx.ModelProto", out: Path | None, target: Target,
+                 keep_dtype: Path | None = None) -> tuple["AtcCommand | None", str | None]:
     if out is None:
         return None, "no output file was written, so there is no model path for atc"
     try:
@@ -564,6 +573,6 @@ def _atc_command(model: "onnx.ModelProto", out: Path | None, target: Target) -> 
         return None, "the atc command generator is not available"
     try:
         return build_command(model, str(out), target.soc.name, precision_mode=target.precision_mode,
-                             cann=target.profile.id), None
+                             cann=target.profile.id, keep_dtype=str(keep_dtype) if keep_dtype else None), None
     except AtcCheckError as exc:
         return None, str(exc)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from atccheck.context import CheckContext
     from atccheck.numerics.analysis import NumericsResult
+    from atccheck.report import Report
 
 OPTION = "numerics"  # the key of CheckContext.options that asks for the simulation
 
@@ -107,6 +109,36 @@ def run_numerics(
         return analyze(ctx, simulator, feed.describe(), search=request.search, alternative=alternative_mode(ctx))
     except (RunError, SimulationError) as exc:
         return NumericsResult(target.precision_mode, target.soc.name, (), error=str(exc))
+
+
+def keep_file_path(model_path: "str | os.PathLike[str]") -> Path:
+    """Where ``fix`` writes the keep list of the model it writes: beside it, ``<stem>.keep_dtype.cfg``."""
+    path = Path(model_path)
+    stem = path.name[: -len(".onnx")] if path.name.endswith(".onnx") else path.name
+    return path.with_name(f"{stem}.keep_dtype.cfg")
+
+
+def preflight_written(
+    report: "Report", model: "onnx.ModelProto", out: Path, samples: "Mapping[str, np.ndarray] | None",
+) -> "tuple[NumericsResult | None, Path | None]":
+    """``fix``: the precision preflight of the model it wrote, and the keep list written beside it
+    when one restores the outputs. A model whose inputs cannot be made is left without one."""
+    from atccheck.errors import AtcCheckError
+    from atccheck.fileio import atomic_write_text
+
+    ctx = report.context
+    if ctx is None:
+        return None, None
+    try:
+        result = run_numerics(ctx, NumericsRequest(), model=model, samples=samples)
+    except AtcCheckError:  # the user's sample fits the input model, not the fixed shapes
+        return None, None
+    keep = result.keep
+    if keep is None or not keep.nodes or not keep.restored:
+        return result, None
+    path = keep_file_path(out)
+    atomic_write_text(path, keep_file_text(keep.nodes))
+    return result, path
 
 
 def keep_file_text(nodes: Sequence[str]) -> str:
