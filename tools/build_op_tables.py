@@ -1254,7 +1254,7 @@ def other_flags(options: dict) -> list[dict]:
 # simulation (atccheck/numerics/) reads: what each precision mode does to an op's compute dtype,
 # the per-chip precision_reduce white/black lists, the cube ops, and the --keep_dtype file format.
 CURATED = PROJECT / "op_tables" / "curated"
-PRECISION_CURATED = ("precision_modes.json", "precision_reduce.json", "keep_dtype.json")
+PRECISION_CURATED = ("precision_modes.json", "precision_reduce.json", "keep_dtype.json", "fusions.json")
 PRECISION_STRATEGIES = ("force-low", "prefer-origin", "mixed", "origin", "force-fp32", "hif8")
 
 
@@ -1267,6 +1267,10 @@ def build_precision(reference: Path) -> dict:
     modes = json.loads((CURATED / "precision_modes.json").read_text(encoding="utf-8"))
     lists = json.loads((CURATED / "precision_reduce.json").read_text(encoding="utf-8"))
     keep = json.loads((CURATED / "keep_dtype.json").read_text(encoding="utf-8"))
+    fusions = json.loads((CURATED / "fusions.json").read_text(encoding="utf-8"))["fusions"]
+    for fusion in fusions:
+        if len(fusion["onnx"]) != 2 or not fusion["source"]:
+            raise SystemExit(f"build_op_tables: fusion {fusion['name']} needs two ONNX ops and a source")
     options = {p["name"]: p for p in load(reference, "atc_options.json")["parameters"]}
     for option in ("--precision_mode", "--precision_mode_v2"):
         documented = set(options[option]["allowed_values"])
@@ -1294,7 +1298,7 @@ def build_precision(reference: Path) -> dict:
         "schema": "atccheck.precision/1",
         "description": "What each --precision_mode / --precision_mode_v2 value does to an AI Core op's compute dtype, "
                        "the precision_reduce white and black lists per kernel family (other ops are gray), the cube "
-                       "ops and the --keep_dtype file format.",
+                       "ops, the fusions that round once for two ops, and the --keep_dtype file format.",
         "generated_by": "tools/build_op_tables.py",
         "facts": [{"file": "atc_options.json", "sha256": digest(reference, "atc_options.json")}]
         + [{"file": f"op_tables/curated/{name}", "sha256": curated_digest(name)} for name in PRECISION_CURATED],
@@ -1308,6 +1312,7 @@ def build_precision(reference: Path) -> dict:
         "engine": modes["engine"],
         "bf16_modes_need": modes["bf16_modes_need"],
         "cube_ops": lists["cube_ops"],
+        "fusions": fusions,
         "flag_meaning": lists["flag_meaning"],
         "entries": entries,
     }

@@ -77,7 +77,8 @@ def planned_dims(model: "onnx.ModelProto", overrides: Mapping[str, Sequence[int]
             dims[vi.name] = [int(d) if int(d) >= 0 else None for d in overrides[vi.name]]
             continue
         info = type_info(vi.type)
-        dims[vi.name] = list(info.shape) if info is not None and info.shape is not None else []
+        shape = list(info.shape) if info is not None and info.shape is not None else []
+        dims[vi.name] = [None if isinstance(d, int) and d < 0 else d for d in shape]  # -1 is a dynamic dim
     return dims
 
 

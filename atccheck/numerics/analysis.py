@@ -2,8 +2,9 @@
 
 - Each graph output is judged by its relative error (L2 norm of the difference over the L2 norm
   of the float32 output) and its cosine similarity with the float32 output; it has lost precision
-  when the relative error is above :data:`REL_ERROR_MAX` or the cosine below :data:`COSINE_MIN`,
-  or when it holds inf or NaN where the float32 run has finite values. An output that is not
+  when the relative error is above :data:`REL_ERROR_MAX` or the cosine below :data:`COSINE_MIN`
+  (and some element moved by more than :data:`ABS_FLOOR`), or when it holds inf or NaN where the
+  float32 run has finite values. An output that is not
   float is judged by the share of elements that differ (:data:`MISMATCH_MAX`).
 - A *cause* is a node where the error first grows: its float32 output's relative error is above
   :data:`REL_ERROR_MAX` (or it holds new inf/NaN) while no float32 input it reads is. Only causes
@@ -36,6 +37,10 @@ if TYPE_CHECKING:  # pragma: no cover
 REL_ERROR_MAX = 1e-2  # relative L2 error
 COSINE_MIN = 0.999  # cosine similarity with the float32 output
 MISMATCH_MAX = 0.01  # share of differing elements of an output that is not float
+# Differences no larger than this are no deviation, whatever the relative error: near zero float16
+# resolves little (its smallest normal number is 6.1e-5), and an output of probabilities near 0
+# moves by 1e-7 with a large relative error and no consequence.
+ABS_FLOOR = 1e-4
 # Largest finite values (IEEE 754 binary16; bfloat16 has float32's exponent range).
 DTYPE_MAX = {FLOAT16: 65504.0, BFLOAT16: 3.3895313892515355e38}
 MAX_SIMULATIONS = 24  # simulations the keep-list search may run (pruning included)
@@ -62,7 +67,11 @@ class OutputError:
     def ok(self) -> bool:
         if not self.float_output:
             return self.rel_error <= MISMATCH_MAX
-        return self.nonfinite == 0 and self.rel_error <= REL_ERROR_MAX and (self.cosine is None or self.cosine >= COSINE_MIN)
+        if self.nonfinite:
+            return False
+        if self.max_abs <= ABS_FLOOR:
+            return True
+        return self.rel_error <= REL_ERROR_MAX and (self.cosine is None or self.cosine >= COSINE_MIN)
 
     def describe(self) -> str:
         if not self.float_output:
@@ -70,7 +79,7 @@ class OutputError:
         if self.nonfinite:
             return f"{self.nonfinite} element{'s' if self.nonfinite != 1 else ''} inf/NaN"
         cosine = f", cosine {self.cosine:.6f}" if self.cosine is not None else ""
-        return f"relative error {self.rel_error:.3g}{cosine}"
+        return f"relative error {self.rel_error:.3g}{cosine}, largest difference {self.max_abs:.3g}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"output": self.name, "relative_error": _finite(self.rel_error), "cosine": _finite(self.cosine),
@@ -156,7 +165,7 @@ class NumericsResult:
             "soc": self.soc,
             "inputs": list(self.inputs),
             "thresholds": {"relative_error_max": REL_ERROR_MAX, "cosine_min": COSINE_MIN,
-                           "mismatch_max": MISMATCH_MAX},
+                           "mismatch_max": MISMATCH_MAX, "abs_floor": ABS_FLOOR},
             "nodes": self.nodes,
             "lowered": self.lowered,
             "kernel_dtypes_assumed": self.assumed,
@@ -290,7 +299,9 @@ class Errors:
                 ref, low = ref_set.get(name), low_set.get(name)
                 if ref is None or low is None:
                     continue
-                rel, _, _, bad = value_error(ref, low)
+                rel, _, max_abs, bad = value_error(ref, low)
+                if not bad and max_abs <= ABS_FLOOR:
+                    rel = 0.0  # too small a difference to count (ABS_FLOOR)
                 worst, nonfinite = max(worst, rel), max(nonfinite, bad)
             found = self._cache[name] = worst
             self._new_nonfinite[name] = nonfinite
@@ -401,10 +412,15 @@ def analyze(
         seconds["keep_search"] = time.perf_counter() - mark
     alt = None
     if alternative:
+        from atccheck.numerics.simulate import SimulationError
+
         mark = time.perf_counter()
         alt_assignment = assign_dtypes(ctx, alternative, (), float32)
-        alt_outputs = output_errors(simulator.output_names, reference, simulator.lowered(alt_assignment, float32))
-        alt = Alternative(alternative, all(o.ok for o in alt_outputs), alt_outputs)
+        try:
+            alt_outputs = output_errors(simulator.output_names, reference, simulator.lowered(alt_assignment, float32))
+            alt = Alternative(alternative, all(o.ok for o in alt_outputs), alt_outputs)
+        except SimulationError:
+            alt = None  # bfloat16 rounding cannot be simulated for this model (its opset)
         seconds["alternative"] = time.perf_counter() - mark
     return _replace(base, before=before, causes=tuple(causes), keep=keep, keep_note=keep_note, alternative=alt,
                     seconds=seconds)
@@ -446,7 +462,8 @@ def search_keep_list(
     while simulations < MAX_SIMULATIONS:
         additions = _additions(current, assignment, graph, keep)
         if not additions:
-            note = "no further node to keep: the remaining error comes from nodes whose kernels have no float32"
+            note = ("no node left to keep: the nodes where the error grows and those feeding them are kept, or "
+                    "their kernels have no float32")
             break
         keep.extend(additions)
         assignment, lowered_values, after = simulate(keep)

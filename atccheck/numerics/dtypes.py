@@ -19,8 +19,9 @@ runs a model: :mod:`atccheck.numerics.simulate` turns the assignment into roundi
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.errors import UsageError
@@ -60,9 +61,15 @@ class Assignment:
     mode: str
     keep: frozenset[str]
     nodes: dict[int, NodeDtype]
+    # ATC fuses these pairs into one kernel (op_tables/precision.json fusions): second node -> first node
+    fused: dict[int, int] = field(default_factory=dict)
 
     def lowered(self) -> Iterator[NodeDtype]:
         return (n for n in self.nodes.values() if n.lowered)
+
+    def hidden_values(self, graph_nodes: Sequence[Any]) -> set[str]:
+        """Values a fusion computes inside one kernel: they do not exist in the lowered run."""
+        return {v for first in self.fused.values() for v in graph_nodes[first].output if v}
 
 
 def atc_names(ctx: CheckContext) -> dict[int, str]:
@@ -140,7 +147,31 @@ def assign_dtypes(
                                        kept)
         for v in outs:
             stored[v] = outputs
-    return Assignment(mode, keep_set, nodes)
+    return Assignment(mode, keep_set, nodes, _fusions(ctx, facts, nodes))
+
+
+def _fusions(ctx: CheckContext, facts: PrecisionFacts, nodes: dict[int, NodeDtype]) -> dict[int, int]:
+    """Pairs ATC folds into one kernel (conv + BatchNorm), where both are lowered alike and not kept:
+    they are simulated as one op rounded once (second node index -> first node index)."""
+    fused: dict[int, int] = {}
+    outputs = {o.name for o in ctx.model.graph.output}
+    for gnode in root_nodes(ctx):
+        second = nodes.get(gnode.index)
+        if second is None or not second.lowered or second.kept or not gnode.node.input:
+            continue
+        value = gnode.node.input[0]
+        producer = ctx.graph.producer.get(value)
+        if producer is None or producer.graph != ROOT_GRAPH or (producer.node.op_type, gnode.node.op_type) not in facts.fusions:
+            continue
+        first = nodes.get(producer.index)
+        if first is None or first.kept or (first.inputs, first.outputs) != (second.inputs, second.outputs):
+            continue
+        if value in outputs or len(ctx.graph.consumers.get(value, [])) != 1:
+            continue
+        if not all(ctx.graph.is_constant(v) for v in gnode.node.input[1:] if v):
+            continue
+        fused[gnode.index] = producer.index
+    return fused
 
 
 def _float32_test(ctx: CheckContext, float32_values: Collection[str] | None):

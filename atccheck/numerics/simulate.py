@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # ONNX TensorProto data types of the dtypes a value is rounded to.
 ELEM_TYPES = {FLOAT32: 1, FLOAT16: 10, BFLOAT16: 16}
-CAST_DOMAIN = ""
+BFLOAT16_CAST_OPSET = 13  # the ONNX Cast that takes bfloat16
 # Weights of a model past this many bytes go to onnxruntime through a file instead of bytes.
 INLINE_LIMIT = 2**31 - 2**26
 
@@ -66,6 +66,7 @@ class Simulator:
         weights = onnx.ModelProto()
         weights.graph.initializer.extend(model.graph.initializer)
         self._weights = weights.SerializeToString()
+        self.ranks = {t.name: len(t.dims) for t in model.graph.initializer}
         del weights
         skeleton = onnx.ModelProto()
         skeleton.CopyFrom(model)
@@ -89,8 +90,9 @@ class Simulator:
 
     def lowered(self, assignment: Assignment, float32_values: Collection[str]) -> list[Values]:
         """Every float32 root-graph value of each input set, with the assignment's rounding applied."""
-        model = lower(self.skeleton, assignment, float32_values)
-        wanted = [v for v in self.node_values if v in float32_values]
+        model = lower(self.skeleton, assignment, float32_values, self.ranks)
+        hidden = assignment.hidden_values(list(self.skeleton.graph.node))
+        wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
         exposed = _with_outputs(model, wanted)
         return self._run(exposed, wanted + self.output_names)
 
@@ -133,10 +135,15 @@ def _with_outputs(model: "onnx.ModelProto", names: Sequence[str]) -> "onnx.Model
     return copy
 
 
-def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str]) -> "onnx.ModelProto":
+def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
+          ranks: Mapping[str, int] | None = None) -> "onnx.ModelProto":
     """A copy of ``model`` with a Cast pair wherever the assignment rounds a float32 value."""
     import onnx
 
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+    if opset < BFLOAT16_CAST_OPSET and any(BFLOAT16 in (n.inputs, n.outputs) for n in assignment.nodes.values()):
+        raise SimulationError(f"onnxruntime's Cast takes bfloat16 from opset {BFLOAT16_CAST_OPSET}; the model imports "
+                              f"opset {opset}, so bfloat16 rounding is not simulated")
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     graph = copy.graph
@@ -162,8 +169,16 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
         graph.node.append(onnx.helper.make_node("Cast", [narrow], [target], to=ELEM_TYPES[FLOAT32],
                                                 name=fresh("widen")))
 
-    for index, source in enumerate(model.graph.node):
+    sources = list(model.graph.node)
+    folded = set(assignment.fused.values())
+    for index, source in enumerate(sources):
         decision = assignment.nodes.get(index)
+        if index in folded:
+            continue  # emitted with the node it is fused with
+        if index in assignment.fused and decision is not None:
+            _fold_conv_batchnorm(graph, sources[assignment.fused[index]], source, decision.inputs, float32_values,
+                                 stored, fresh, cast_pair, ranks or {})
+            continue
         inputs = list(source.input)
         if decision is not None and decision.inputs != FLOAT32:
             for position, name in enumerate(inputs):
@@ -189,6 +204,56 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
             cast_pair(raw, decision.outputs, name)
             stored[name] = decision.outputs
     return copy
+
+
+def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodeProto", dtype: str,
+                         float32_values: Collection[str], stored: dict[str, str], fresh: Any, cast_pair: Any,
+                         ranks: Mapping[str, int]) -> None:
+    """Conv + BatchNormalization as ATC's conv_batchnorm fusion builds it: the filter and bias folded with
+    the normalization in float32 (filter * scale, (bias - mean) * scale + offset, scale = gamma /
+    sqrt(var + epsilon)), then one conv in ``dtype`` rounded once at its output."""
+    import onnx
+
+    make = onnx.helper.make_node
+    gamma, beta, mean, var = list(norm.input[1:5])
+    epsilon = next((a.f for a in norm.attribute if a.name == "epsilon"), 1e-5)
+    eps, shape = fresh("bn_epsilon"), fresh("bn_shape")
+    rank = ranks.get(conv.input[1], 4)
+    graph.initializer.append(onnx.helper.make_tensor(eps, onnx.TensorProto.FLOAT, [], [epsilon]))
+    graph.initializer.append(onnx.helper.make_tensor(shape, onnx.TensorProto.INT64, [rank], [-1] + [1] * (rank - 1)))
+    names = {key: fresh(f"bn_{key}") for key in ("var_eps", "root", "scale", "scale_w", "filter", "centered",
+                                                   "scaled", "bias")}
+    nodes = [
+        make("Add", [var, eps], [names["var_eps"]]),
+        make("Sqrt", [names["var_eps"]], [names["root"]]),
+        make("Div", [gamma, names["root"]], [names["scale"]]),
+        make("Reshape", [names["scale"], shape], [names["scale_w"]]),
+        make("Mul", [conv.input[1], names["scale_w"]], [names["filter"]]),
+    ]
+    bias = conv.input[2] if len(conv.input) > 2 and conv.input[2] else None
+    nodes.append(make("Sub", [bias, mean], [names["centered"]]) if bias else make("Neg", [mean], [names["centered"]]))
+    nodes += [make("Mul", [names["centered"], names["scale"]], [names["scaled"]]),
+              make("Add", [names["scaled"], beta], [names["bias"]])]
+    for node in nodes:
+        node.name = fresh("fold")
+    graph.node.extend(nodes)
+    inputs = []
+    for name in (conv.input[0], names["filter"], names["bias"]):
+        held = name == conv.input[0] and (name not in float32_values or stored.get(name, FLOAT32) == dtype)
+        if held:
+            inputs.append(name)
+            continue
+        rounded = fresh(name)
+        cast_pair(name, dtype, rounded)
+        inputs.append(rounded)
+    raw = fresh(norm.output[0])
+    fused = graph.node.add()
+    fused.CopyFrom(conv)
+    del fused.input[:]
+    fused.input.extend(inputs)
+    fused.output[0] = raw
+    cast_pair(raw, dtype, norm.output[0])
+    stored[norm.output[0]] = dtype
 
 
 def float32_value_names(simulator: Simulator, reference: Sequence[Values]) -> set[str]:

@@ -299,4 +299,5 @@ def load_precision(docs: Docs) -> PrecisionFacts:
         flag_source=doc["flag_meaning"]["source"],
         lists={(e["release"], e["family"]): (frozenset(e["white"]), frozenset(e["black"]), e["source"])
                for e in doc["entries"]},
+        fusions={(f["onnx"][0], f["onnx"][1]): f["source"] for f in doc["fusions"]},
     )

@@ -273,6 +273,8 @@ class PrecisionFacts:
     engine_source: str
     flag_source: str
     lists: Mapping[tuple[str, str], tuple[frozenset[str], frozenset[str], str]]  # (release, family) -> white, black, source
+    # ONNX op pairs ATC fuses into one kernel (first op's type, second op's type) -> source
+    fusions: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def policy(self, release: str, family: str, op: str) -> str | None:
         """white, black or gray for an Ascend op on a kernel family; None when the release has no lists."""

@@ -84,3 +84,41 @@ def test_lowering_adds_one_cast_pair_per_rounding_point():
     assert len(casts) == 12
     assert [n.op_type for n in lowered.graph.node if n.op_type != "Cast"] == ["MatMul", "Add", "Exp"]
     assert [o.name for o in lowered.graph.output] == ["y"]
+
+
+def conv_bn(offset=1000.0):
+    """Conv with a large bias that the BatchNormalization's mean takes away again."""
+    rng = np.random.default_rng(0)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("BatchNormalization", ["c", "g", "beta", "m", "v"], ["y"], name="bn")]
+    inits = [init("w", (rng.standard_normal((8, 3, 3, 3)) * 0.3).astype(F32)), init("b", np.full(8, offset, F32)),
+             init("g", np.full(8, 50.0, F32)), init("beta", np.zeros(8, F32)), init("m", np.full(8, offset, F32)),
+             init("v", np.full(8, 0.5, F32))]
+    return make_model(nodes, [tensor_input("x", [1, 3, 16, 16])], [tensor_input("y", [1, 8, 16, 16])], inits)
+
+
+def test_conv_and_batchnorm_are_folded_into_one_kernel_as_atc_fuses_them():
+    model = conv_bn()
+    report = check(model, soc="Ascend310P3", numerics=True)
+    assert report.numerics.ok and not [f for f in report.findings if f.name.startswith("float16-")]
+    ctx = report.context
+    x = np.random.default_rng(1).standard_normal((1, 3, 16, 16)).astype(F32)
+    simulator = Simulator(model, [{"x": x}])
+    reference = simulator.reference()
+    float32 = float32_value_names(simulator, reference)
+    fused = assign_dtypes(ctx, "force_fp16", (), float32)
+    assert fused.fused == {1: 0}
+    folded = simulator.lowered(fused, float32)[0]["y"]
+    # the folded kernel, by hand: filter and bias folded in float32, then one float16 conv
+    from onnx import numpy_helper
+
+    w, b, g, beta, m, v = (numpy_helper.to_array(t) for t in model.graph.initializer)
+    scale = g / np.sqrt(v + 1e-5)
+    assert np.abs(folded - reference[0]["y"]).max() < 0.5
+    assert np.linalg.norm(folded - reference[0]["y"]) / np.linalg.norm(reference[0]["y"]) < 1e-2
+    assert np.isclose(((b - m) * scale + beta)[0], 0.0)
+    # kept apart (the BatchNorm kept in float32), the rounded conv output of ~1000 loses x
+    apart = assign_dtypes(ctx, "force_fp16", ["bn"], float32)
+    assert apart.fused == {}
+    unfolded = simulator.lowered(apart, float32)[0]["y"]
+    assert np.linalg.norm(unfolded - reference[0]["y"]) / np.linalg.norm(reference[0]["y"]) > 5e-2

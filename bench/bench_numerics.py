@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""The precision preflight: its cost next to one onnxruntime run, and what it finds on real models.
+
+Usage::
+
+    .venv/bin/python bench/bench_numerics.py [--repeats 5] [--only cost,real] [--soc Ascend310P3,Ascend910B1]
+
+1. **Cost** (per model, in one interpreter, alternating, median of ``--repeats`` rounds after one
+   unmeasured round): ``check`` alone; ``check --numerics`` without the keep-list search (what a
+   finding costs); ``check --numerics`` with it; and one onnxruntime run of the same model on the
+   same inputs (a session made from the model's bytes plus one run, with onnxruntime's default
+   options, as a user runs a model once). Printed: the added time of ``--numerics`` (numerics minus
+   check) over the one run (**goal: at most 3x**), and the keep-list search on top.
+2. **Real models**: every model of ``../shared/models`` and ``models/`` under force_fp16 on each
+   ``--soc``: whether it is flagged, each output's relative error and cosine, the keep list and
+   whether it restores the outputs, and the bfloat16 alternative.
+
+The models of section 1 are the hazard models of the tests (built here with the same recipes)
+and the real models, so the figures cover small graphs, where session set-up dominates, and the
+largest real model at hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+SHARED_MODELS = REPO.parent / "shared" / "models"
+SAMPLE_MODELS = REPO / "models"
+
+
+def real_models() -> list[Path]:
+    found = sorted(SHARED_MODELS.glob("*.onnx")) + sorted(SAMPLE_MODELS.glob("*.onnx"))
+    return [p for p in found if p.is_file()]
+
+
+def built_models(out: Path) -> list[Path]:
+    import numerics_models as recipes
+    import onnx
+
+    out.mkdir(parents=True, exist_ok=True)
+    made = []
+    for name, model in (("layernorm_gain1000", recipes.layernorm_after_gain(1000.0)),
+                        ("attention_scores", recipes.attention_scores()),
+                        ("long_reduce_sum", recipes.long_reduce_sum()),
+                        ("cancellation", recipes.cancellation()),
+                        ("conv_block", recipes.conv_block())):
+        path = out / f"{name}.onnx"
+        onnx.save(model, str(path))
+        made.append(path)
+    return made
+
+
+def one_ort_run(path: Path, feeds: dict) -> float:
+    import onnxruntime as ort
+
+    started = time.perf_counter()
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    session = ort.InferenceSession(path.read_bytes(), options, providers=["CPUExecutionProvider"])
+    session.run(None, feeds)
+    return time.perf_counter() - started
+
+
+def feeds_for(path: Path) -> dict | None:
+    from atccheck.fixing.verify import RunError, make_inputs
+    from atccheck.model.loading import load_model
+    from atccheck.numerics import planned_dims
+
+    model = load_model(path).model
+    try:
+        return make_inputs(model, planned_dims(model, {})).sets[0]
+    except RunError:
+        return None
+
+
+def timed(func) -> float:
+    started = time.perf_counter()
+    func()
+    return time.perf_counter() - started
+
+
+def cost(paths: list[Path], soc: str, repeats: int) -> None:
+    import atccheck
+    from atccheck.numerics import NumericsRequest
+
+    print(f"\n## 1. Cost of --numerics next to one onnxruntime run ({soc}, force_fp16, median of {repeats})\n")
+    print("| model | nodes | check | check --numerics (finding) | + keep search | one ORT run | "
+          "(numerics - check) / ORT run | search |")
+    print("|---|---|---|---|---|---|---|---|")
+    for path in paths:
+        feeds = feeds_for(path)
+        if feeds is None:
+            continue
+        try:
+            first = atccheck.check(str(path), soc=soc, numerics=NumericsRequest(search=False))
+        except Exception as exc:  # a model check refuses
+            print(f"| {path.name} | refused: {exc} |")
+            continue
+        if first.numerics is None or first.numerics.error:
+            continue
+        rounds: dict[str, list[float]] = {"check": [], "numerics": [], "search": [], "ort": []}
+        atccheck.check(str(path), soc=soc, numerics=True)
+        one_ort_run(path, feeds)
+        for _ in range(repeats):
+            rounds["check"].append(timed(lambda: atccheck.check(str(path), soc=soc)))
+            rounds["numerics"].append(timed(lambda: atccheck.check(str(path), soc=soc,
+                                                                   numerics=NumericsRequest(search=False))))
+            rounds["search"].append(timed(lambda: atccheck.check(str(path), soc=soc, numerics=True)))
+            rounds["ort"].append(one_ort_run(path, feeds))
+        med = {k: statistics.median(v) for k, v in rounds.items()}
+        ratio = (med["numerics"] - med["check"]) / med["ort"]
+        extra = med["search"] - med["numerics"]
+        print(f"| {path.name} | {first.node_count} | {med['check'] * 1000:.0f} ms | {med['numerics'] * 1000:.0f} ms | "
+              f"{med['search'] * 1000:.0f} ms | {med['ort'] * 1000:.0f} ms | {ratio:.2f}x | +{extra * 1000:.0f} ms |")
+
+
+def real(paths: list[Path], socs: list[str]) -> None:
+    import atccheck
+
+    print("\n## 2. Real models under force_fp16\n")
+    print("| model | soc | lowered | outputs (relative error, cosine) | findings | keep list | restored | bf16 alternative |")
+    print("|---|---|---|---|---|---|---|---|")
+    flagged = restored = ran = 0
+    for path in paths:
+        for soc in socs:
+            try:
+                report = atccheck.check(str(path), soc=soc, numerics=True)
+            except Exception as exc:
+                print(f"| {path.name} | {soc} | refused: {str(exc)[:80]} | | | | | |")
+                continue
+            result = report.numerics
+            if result is None or result.error:
+                print(f"| {path.name} | {soc} | not run: {(result.error if result else '')[:90]} | | | | | |")
+                continue
+            ran += 1
+            outs = "; ".join(f"{e.name}: {e.describe()}" for e in result.before[:3])
+            if len(result.before) > 3:
+                outs += f" (+{len(result.before) - 3})"
+            found = [f"{f.name}@{f.location.node}" for f in report.findings if f.name.startswith("float16-")]
+            keep = result.keep
+            if found:
+                flagged += 1
+                restored += bool(keep and keep.restored)
+            alt = result.alternative
+            print(f"| {path.name} | {soc} | {result.lowered}/{result.nodes} | {outs} | {', '.join(found) or '-'} | "
+                  f"{', '.join(keep.nodes) if keep else '-'} | {('yes' if keep.restored else 'no') if keep else '-'} | "
+                  f"{(alt.mode + (' ok' if alt.ok else ' fails')) if alt else '-'} |")
+    print(f"\n{ran} model x chip runs; {flagged} flagged; the keep list restores {restored} of them.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", default="cost,real")
+    parser.add_argument("--soc", default="Ascend310P3,Ascend910B1")
+    args = parser.parse_args(argv)
+    socs = args.soc.split(",")
+    parts = set(args.only.split(","))
+    models = real_models()
+    if "cost" in parts:
+        cost(built_models(HERE / "out" / "numerics") + models, socs[0], args.repeats)
+    if "real" in parts:
+        real(models, socs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
