@@ -43,8 +43,9 @@ def real_models() -> list[Path]:
 
 
 def built_models(out: Path) -> list[Path]:
-    import numerics_models as recipes
     import onnx
+
+    import numerics_models as recipes
 
     out.mkdir(parents=True, exist_ok=True)
     made = []
@@ -111,10 +112,11 @@ def cost(paths: list[Path], soc: str, repeats: int) -> None:
         atccheck.check(str(path), soc=soc, numerics=True)
         one_ort_run(path, feeds)
         for _ in range(repeats):
-            rounds["check"].append(timed(lambda: atccheck.check(str(path), soc=soc)))
-            rounds["numerics"].append(timed(lambda: atccheck.check(str(path), soc=soc,
+            name = str(path)
+            rounds["check"].append(timed(lambda: atccheck.check(name, soc=soc)))  # noqa: B023
+            rounds["numerics"].append(timed(lambda: atccheck.check(name, soc=soc,  # noqa: B023
                                                                    numerics=NumericsRequest(search=False))))
-            rounds["search"].append(timed(lambda: atccheck.check(str(path), soc=soc, numerics=True)))
+            rounds["search"].append(timed(lambda: atccheck.check(name, soc=soc, numerics=True)))  # noqa: B023
             rounds["ort"].append(one_ort_run(path, feeds))
         med = {k: statistics.median(v) for k, v in rounds.items()}
         ratio = (med["numerics"] - med["check"]) / med["ort"]
