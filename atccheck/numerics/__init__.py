@@ -64,6 +64,10 @@ def model_with_weights(ctx: "CheckContext") -> "onnx.ModelProto":
 
     if ctx.loaded.path is None:
         return ctx.model  # a caller's ModelProto holds its weights
+    if not ctx.loaded.external:  # the check already validated this file: parse it whole, nothing more
+        from atccheck.model import onnxpb
+
+        return onnxpb.ModelProto.FromString(ctx.loaded.path.read_bytes())
     loaded = load_model(ctx.loaded.path, weights=True)
     return read_weights(loaded, ctx.loaded.path)
 

@@ -375,26 +375,24 @@ def analyze(
     alternative: str | None = None,
 ) -> NumericsResult:
     """Simulate the target's precision mode on the simulator's inputs and judge it."""
-    from atccheck.numerics.simulate import float32_value_names
-
     mode = ctx.target.precision_mode
     soc = ctx.target.soc.name
     seconds: dict[str, float] = {}
     started = time.perf_counter()
-    reference = simulator.reference()
-    seconds["reference"] = time.perf_counter() - started
-    float32 = float32_value_names(simulator, reference)
+    # float32 values by their inferred dtype (graph inputs and weights by their declared one)
+    float32 = set(simulator.float32_inputs) | {v for v in simulator.node_values if _inferred_float32(ctx, v)}
     assignment = assign_dtypes(ctx, mode, (), float32)
     lowered_nodes = [n for n in assignment.lowered()]
     assumed = sum(1 for n in lowered_nodes if "unknown" in n.basis)
     base = NumericsResult(mode, soc, tuple(labels), len(assignment.nodes), len(lowered_nodes), assumed)
     if not lowered_nodes:
+        reference = simulator.reference()
+        seconds["simulation"] = time.perf_counter() - started
         same = output_errors(simulator.output_names, reference, reference)
         return _replace(base, before=same, keep_note=f"under {mode} no float32 value is computed in a narrower dtype",
                         seconds=seconds)
-    mark = time.perf_counter()
-    lowered = simulator.lowered(assignment, float32)
-    seconds["simulation"] = time.perf_counter() - mark
+    reference, lowered = simulator.both(assignment, float32)
+    seconds["simulation"] = time.perf_counter() - started
     before = output_errors(simulator.output_names, reference, lowered)
     failing = [o.name for o in before if not o.ok]
     if not failing:
@@ -424,6 +422,11 @@ def analyze(
         seconds["alternative"] = time.perf_counter() - mark
     return _replace(base, before=before, causes=tuple(causes), keep=keep, keep_note=keep_note, alternative=alt,
                     seconds=seconds)
+
+
+def _inferred_float32(ctx: "CheckContext", name: str) -> bool:
+    info = ctx.info(name)
+    return info is not None and info.dtype_name == "float32"
 
 
 def _replace(result: NumericsResult, **changes: Any) -> NumericsResult:

@@ -96,6 +96,50 @@ class Simulator:
         exposed = _with_outputs(model, wanted)
         return self._run(exposed, wanted + self.output_names)
 
+    def both(self, assignment: Assignment, float32_values: Collection[str]) -> tuple[list[Values], list[Values]]:
+        """The float32 and the lowered run in one onnxruntime session: the lowered copy of the graph sits
+        beside the original, reading the same inputs and weights, its values renamed. One session costs
+        less than two; a graph with subgraphs (If, Loop) is run as two models instead."""
+        if any(a.type in (5, 10) for node in self.skeleton.graph.node for a in node.attribute):  # GRAPH, GRAPHS
+            return self.reference(), self.lowered(assignment, float32_values)
+        import onnx
+
+        model = lower(self.skeleton, assignment, float32_values, self.ranks)
+        produced = {v for node in model.graph.node for v in node.output if v}
+        taken = produced | {v for node in self.skeleton.graph.node for v in node.output} | \
+            {i.name for i in model.graph.input} | {t.name for t in model.graph.initializer}
+        suffix = "__atccheck_lowered"
+        while any(v + suffix in taken for v in produced):
+            suffix += "_"
+        combined = onnx.ModelProto()
+        combined.CopyFrom(model)
+        del combined.graph.node[:]
+        del combined.graph.output[:]
+        combined.graph.node.extend(self.skeleton.graph.node)
+        for node in model.graph.node:
+            copy = combined.graph.node.add()
+            copy.CopyFrom(node)
+            for i, name in enumerate(copy.input):
+                if name in produced:
+                    copy.input[i] = name + suffix
+            for i, name in enumerate(copy.output):
+                if name:
+                    copy.output[i] = name + suffix
+            if copy.name:
+                copy.name += suffix
+        hidden = assignment.hidden_values(list(self.skeleton.graph.node))
+        wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
+        plain = list(dict.fromkeys(self.output_names + self.node_values))
+        low = list(dict.fromkeys(self.output_names + wanted))
+        for name in plain:
+            combined.graph.output.add().name = name
+        for name in low:
+            combined.graph.output.add().name = name + suffix
+        results = self._run(combined, plain + [n + suffix for n in low])
+        reference = [{n: r[n] for n in plain if n in r} for r in results]
+        lowered = [{n: r[n + suffix] for n in low if n + suffix in r} for r in results]
+        return reference, lowered
+
     def _run(self, model: "onnx.ModelProto", names: Sequence[str]) -> list[Values]:
         import onnxruntime as ort
 

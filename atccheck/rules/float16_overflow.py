@@ -52,11 +52,11 @@ class Float16Overflow(Rule):
     severity = Severity.WARNING
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
-        from atccheck.numerics.findings import SIMULATION_SOURCE, cause_data, cause_location, hint, outputs_text
-
         result = ctx.numerics
         if result is None or result.error is not None:
             return
+        from atccheck.numerics.findings import SIMULATION_SOURCE, cause_data, cause_location, hint, outputs_text
+
         for cause in result.causes:
             if cause.kind != "overflow":
                 continue
