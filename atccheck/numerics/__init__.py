@@ -114,6 +114,10 @@ def run_numerics(
         return analyze(ctx, simulator, feed.describe(), search=request.search, alternative=alternative_mode(ctx))
     except (RunError, SimulationError) as exc:
         return NumericsResult(target.precision_mode, target.soc.name, (), error=str(exc))
+    except (MemoryError, RecursionError, ValueError, TypeError, KeyError, IndexError) as exc:
+        # a model the simulation cannot take: said in one info finding, never a traceback
+        return NumericsResult(target.precision_mode, target.soc.name, (),
+                              error=f"the simulation failed on this model: {type(exc).__name__}: {exc}"[:400])
 
 
 def keep_file_path(model_path: "str | os.PathLike[str]") -> Path:

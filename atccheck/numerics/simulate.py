@@ -67,6 +67,8 @@ class Simulator:
         weights.graph.initializer.extend(model.graph.initializer)
         self._weights = weights.SerializeToString()
         self.ranks = {t.name: len(t.dims) for t in model.graph.initializer}
+        self._initializers = {t.name: t for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
+        self._rounded: dict[tuple[str, str], "onnx.TensorProto"] = {}
         del weights
         skeleton = onnx.ModelProto()
         skeleton.CopyFrom(model)
@@ -90,11 +92,33 @@ class Simulator:
 
     def lowered(self, assignment: Assignment, float32_values: Collection[str]) -> list[Values]:
         """Every float32 root-graph value of each input set, with the assignment's rounding applied."""
-        model = lower(self.skeleton, assignment, float32_values, self.ranks)
+        model = lower(self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight)
         hidden = assignment.hidden_values(list(self.skeleton.graph.node))
         wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
         exposed = _with_outputs(model, wanted)
         return self._run(exposed, wanted + self.output_names)
+
+    def rounded_weight(self, name: str, dtype: str, new_name: str) -> "onnx.TensorProto | None":
+        """A float32 weight rounded to ``dtype`` once, in numpy (the same IEEE rounding as Cast): a
+        weight needs no Cast nodes, which keeps the simulated graph small."""
+        tensor = self._initializers.get(name)
+        if tensor is None:
+            return None
+        key = (name, dtype)
+        found = self._rounded.get(key)
+        if found is None:
+            import ml_dtypes
+            import numpy as np
+            from onnx import numpy_helper
+
+            narrow = np.float16 if dtype == FLOAT16 else ml_dtypes.bfloat16
+            with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
+                array = numpy_helper.to_array(tensor).astype(narrow).astype(np.float32)
+            found = self._rounded[key] = numpy_helper.from_array(array, new_name)
+        copy = type(found)()
+        copy.CopyFrom(found)
+        copy.name = new_name
+        return copy
 
     def both(self, assignment: Assignment, float32_values: Collection[str]) -> tuple[list[Values], list[Values]]:
         """The float32 and the lowered run in one onnxruntime session: the lowered copy of the graph sits
@@ -104,7 +128,7 @@ class Simulator:
             return self.reference(), self.lowered(assignment, float32_values)
         import onnx
 
-        model = lower(self.skeleton, assignment, float32_values, self.ranks)
+        model = lower(self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight)
         produced = {v for node in model.graph.node for v in node.output if v}
         taken = produced | {v for node in self.skeleton.graph.node for v in node.output} | \
             {i.name for i in model.graph.input} | {t.name for t in model.graph.initializer}
@@ -180,7 +204,7 @@ def _with_outputs(model: "onnx.ModelProto", names: Sequence[str]) -> "onnx.Model
 
 
 def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
-          ranks: Mapping[str, int] | None = None) -> "onnx.ModelProto":
+          ranks: Mapping[str, int] | None = None, rounded_weight: Any = None) -> "onnx.ModelProto":
     """A copy of ``model`` with a Cast pair wherever the assignment rounds a float32 value."""
     import onnx
 
@@ -232,7 +256,11 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
                 key = (name, decision.inputs)
                 if key not in rounded:
                     rounded[key] = fresh(name)
-                    cast_pair(name, decision.inputs, rounded[key])
+                    weight = rounded_weight(name, decision.inputs, rounded[key]) if rounded_weight else None
+                    if weight is not None:
+                        graph.initializer.append(weight)
+                    else:
+                        cast_pair(name, decision.inputs, rounded[key])
                 inputs[position] = rounded[key]
         node = graph.node.add()
         node.CopyFrom(source)
