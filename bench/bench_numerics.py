@@ -132,7 +132,7 @@ def cost(paths: list[Path], soc: str, repeats: int) -> None:
         ratios.append(ratio)
         extra = cpu["search"] - cpu["numerics"]
 
-        def ms(key: str) -> str:
+        def ms(key: str, cpu: dict = cpu, wall: dict = wall) -> str:
             return f"{cpu[key] * 1000:.0f} ms ({wall[key] * 1000:.0f})"
 
         print(f"| {path.name} | {first.node_count} | {ms('check')} | {ms('numerics')} | {ms('search')} | {ms('ort')} | "
