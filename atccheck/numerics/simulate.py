@@ -37,6 +37,14 @@ if TYPE_CHECKING:  # pragma: no cover
 # ONNX TensorProto data types of the dtypes a value is rounded to.
 ELEM_TYPES = {FLOAT32: 1, FLOAT16: 10, BFLOAT16: 16}
 BFLOAT16_CAST_OPSET = 13  # the ONNX Cast that takes bfloat16
+# ONNX semantics, not an ATC fact: ops whose float outputs are values of their float inputs (moved,
+# selected, compared or sign-flipped), so inputs held in float16 give outputs float16 holds exactly;
+# their outputs need no rounding. Fewer Cast nodes make a smaller graph to simulate.
+VALUE_PRESERVING = frozenset({
+    "Abs", "Concat", "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
+    "GlobalMaxPool", "Identity", "Max", "MaxPool", "Min", "Neg", "Pad", "ReduceMax", "ReduceMin", "Relu",
+    "Reshape", "Slice", "SpaceToDepth", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze", "Where",
+})
 # Weights of a model past this many bytes go to onnxruntime through a file instead of bytes.
 INLINE_LIMIT = 2**31 - 2**26
 
@@ -268,8 +276,13 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
         node.input.extend(inputs)
         if decision is None or decision.outputs == FLOAT32:
             continue
+        exact = (decision.outputs == decision.inputs and source.op_type in VALUE_PRESERVING
+                 and source.domain in ("", "ai.onnx"))
         for position, name in enumerate(source.output):
             if not name or name not in float32_values:
+                continue
+            if exact:  # already a value the dtype holds: rounding would not change it
+                stored[name] = decision.outputs
                 continue
             raw = fresh(name)
             node.output[position] = raw

@@ -122,3 +122,23 @@ def test_conv_and_batchnorm_are_folded_into_one_kernel_as_atc_fuses_them():
     assert apart.fused == {}
     unfolded = simulator.lowered(apart, float32)[0]["y"]
     assert np.linalg.norm(unfolded - reference[0]["y"]) / np.linalg.norm(reference[0]["y"]) > 5e-2
+
+
+def test_ops_that_only_move_values_need_no_rounding():
+    """Relu and Reshape of float16 values give float16 values: no Cast pair after them, same numbers."""
+    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="add"),
+             helper.make_node("Relu", ["a"], ["r"], name="relu"),
+             helper.make_node("Reshape", ["r", "shape"], ["y"], name="reshape")]
+    inits = [init("b", np.full(16, 0.1, F32)), init("shape", np.array([16, 4], np.int64))]
+    model = make_model(nodes, [tensor_input("x", [4, 16])], [tensor_input("y", [16, 4])], inits)
+    ctx = check(model, soc="Ascend310P3").context
+    float32 = {"x", "b", "a", "r", "y"}
+    lowered = lower(model, assign_dtypes(ctx, "force_fp16", (), float32), float32)
+    rounded = [n.input[0] for n in lowered.graph.node if n.op_type == "Cast" and n.attribute[0].i != 1]
+    # x and b rounded on the way in, the Add's output on the way out; nothing after Relu and Reshape
+    assert [name.split("__")[0] for name in rounded] == ["x", "b", "a"]
+    x = np.random.default_rng(2).standard_normal((4, 16)).astype(F32) * 100
+    simulator = Simulator(model, [{"x": x}])
+    values = simulator.lowered(assign_dtypes(ctx, "force_fp16", (), float32), float32)[0]
+    expected = np.maximum(r(r(x, F16) + r(np.full(16, 0.1, F32), F16), F16), 0).reshape(16, 4)
+    np.testing.assert_array_equal(values["y"], expected)
