@@ -136,29 +136,16 @@ class Simulator:
             return self.reference(), self.lowered(assignment, float32_values)
         import onnx
 
-        model = lower(self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight)
-        produced = {v for node in model.graph.node for v in node.output if v}
-        taken = produced | {v for node in self.skeleton.graph.node for v in node.output} | \
-            {i.name for i in model.graph.input} | {t.name for t in model.graph.initializer}
+        produced = {v for node in self.skeleton.graph.node for v in node.output if v}
+        taken = produced | {i.name for i in self.skeleton.graph.input}
         suffix = "__atccheck_lowered"
         while any(v + suffix in taken for v in produced):
             suffix += "_"
         combined = onnx.ModelProto()
-        combined.CopyFrom(model)
-        del combined.graph.node[:]
+        combined.CopyFrom(self.skeleton)
         del combined.graph.output[:]
-        combined.graph.node.extend(self.skeleton.graph.node)
-        for node in model.graph.node:
-            copy = combined.graph.node.add()
-            copy.CopyFrom(node)
-            for i, name in enumerate(copy.input):
-                if name in produced:
-                    copy.input[i] = name + suffix
-            for i, name in enumerate(copy.output):
-                if name:
-                    copy.output[i] = name + suffix
-            if copy.name:
-                copy.name += suffix
+        emit_lowered(combined.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
+                     suffix)
         hidden = assignment.hidden_values(list(self.skeleton.graph.node))
         wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
         plain = list(dict.fromkeys(self.output_names + self.node_values))
@@ -216,19 +203,36 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
     """A copy of ``model`` with a Cast pair wherever the assignment rounds a float32 value."""
     import onnx
 
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    del copy.graph.node[:]
+    emit_lowered(copy.graph, model, assignment, float32_values, ranks, rounded_weight)
+    return copy
+
+
+def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
+                 ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "") -> None:
+    """Append to ``graph`` the lowered nodes of ``model``'s graph: every value a node produces is named
+    with ``suffix`` added (none: the model's own names), graph inputs and weights keep theirs."""
+    import onnx
+
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     if opset < BFLOAT16_CAST_OPSET and any(BFLOAT16 in (n.inputs, n.outputs) for n in assignment.nodes.values()):
         raise SimulationError(f"onnxruntime's Cast takes bfloat16 from opset {BFLOAT16_CAST_OPSET}; the model imports "
                               f"opset {opset}, so bfloat16 rounding is not simulated")
-    copy = onnx.ModelProto()
-    copy.CopyFrom(model)
-    graph = copy.graph
-    del graph.node[:]
+    sources = list(model.graph.node)
+    produced = {v for n in sources for v in n.output if v}
     stored: dict[str, str] = {}
     rounded: dict[tuple[str, str], str] = {}
-    used: set[str] = {v for n in model.graph.node for v in list(n.input) + list(n.output)}
-    used |= {i.name for i in model.graph.input}
+    used: set[str] = {v for n in sources for v in list(n.input) + list(n.output)}
+    used |= {i.name for i in model.graph.input} | {t.name for t in graph.initializer}
+    if suffix:
+        used |= {v + suffix for v in produced}
     counter = [0]
+    make = onnx.helper.make_node
+
+    def ref(name: str) -> str:
+        return name + suffix if suffix and name in produced else name
 
     def fresh(base: str) -> str:
         while True:
@@ -240,12 +244,9 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
 
     def cast_pair(source: str, dtype: str, target: str) -> None:
         narrow = fresh(source)
-        graph.node.append(onnx.helper.make_node("Cast", [source], [narrow], to=ELEM_TYPES[dtype],
-                                                name=fresh("round")))
-        graph.node.append(onnx.helper.make_node("Cast", [narrow], [target], to=ELEM_TYPES[FLOAT32],
-                                                name=fresh("widen")))
+        graph.node.append(make("Cast", [source], [narrow], to=ELEM_TYPES[dtype], name=fresh("round")))
+        graph.node.append(make("Cast", [narrow], [target], to=ELEM_TYPES[FLOAT32], name=fresh("widen")))
 
-    sources = list(model.graph.node)
     folded = set(assignment.fused.values())
     for index, source in enumerate(sources):
         decision = assignment.nodes.get(index)
@@ -253,11 +254,11 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
             continue  # emitted with the node it is fused with
         if index in assignment.fused and decision is not None:
             _fold_conv_batchnorm(graph, sources[assignment.fused[index]], source, decision.inputs, float32_values,
-                                 stored, fresh, cast_pair, ranks or {})
+                                 stored, fresh, cast_pair, ranks or {}, ref)
             continue
-        inputs = list(source.input)
+        inputs = [ref(name) for name in source.input]
         if decision is not None and decision.inputs != FLOAT32:
-            for position, name in enumerate(inputs):
+            for position, name in enumerate(source.input):
                 # a value already held in the node's dtype is read as it is; any other is rounded
                 if not name or name not in float32_values or stored.get(name, FLOAT32) == decision.inputs:
                     continue
@@ -268,12 +269,18 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
                     if weight is not None:
                         graph.initializer.append(weight)
                     else:
-                        cast_pair(name, decision.inputs, rounded[key])
+                        cast_pair(ref(name), decision.inputs, rounded[key])
                 inputs[position] = rounded[key]
         node = graph.node.add()
         node.CopyFrom(source)
         del node.input[:]
         node.input.extend(inputs)
+        if suffix:
+            for position, name in enumerate(source.output):
+                if name:
+                    node.output[position] = name + suffix
+            if node.name:
+                node.name += suffix
         if decision is None or decision.outputs == FLOAT32:
             continue
         exact = (decision.outputs == decision.inputs and source.op_type in VALUE_PRESERVING
@@ -286,21 +293,20 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
                 continue
             raw = fresh(name)
             node.output[position] = raw
-            cast_pair(raw, decision.outputs, name)
+            cast_pair(raw, decision.outputs, ref(name))
             stored[name] = decision.outputs
-    return copy
 
 
 def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodeProto", dtype: str,
                          float32_values: Collection[str], stored: dict[str, str], fresh: Any, cast_pair: Any,
-                         ranks: Mapping[str, int]) -> None:
+                         ranks: Mapping[str, int], ref: Any) -> None:
     """Conv + BatchNormalization as ATC's conv_batchnorm fusion builds it: the filter and bias folded with
     the normalization in float32 (filter * scale, (bias - mean) * scale + offset, scale = gamma /
     sqrt(var + epsilon)), then one conv in ``dtype`` rounded once at its output."""
     import onnx
 
     make = onnx.helper.make_node
-    gamma, beta, mean, var = list(norm.input[1:5])
+    gamma, beta, mean, var = (ref(v) for v in norm.input[1:5])
     epsilon = next((a.f for a in norm.attribute if a.name == "epsilon"), 1e-5)
     eps, shape = fresh("bn_epsilon"), fresh("bn_shape")
     rank = ranks.get(conv.input[1], 4)
@@ -313,9 +319,9 @@ def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodePro
         make("Sqrt", [names["var_eps"]], [names["root"]]),
         make("Div", [gamma, names["root"]], [names["scale"]]),
         make("Reshape", [names["scale"], shape], [names["scale_w"]]),
-        make("Mul", [conv.input[1], names["scale_w"]], [names["filter"]]),
+        make("Mul", [ref(conv.input[1]), names["scale_w"]], [names["filter"]]),
     ]
-    bias = conv.input[2] if len(conv.input) > 2 and conv.input[2] else None
+    bias = ref(conv.input[2]) if len(conv.input) > 2 and conv.input[2] else None
     nodes.append(make("Sub", [bias, mean], [names["centered"]]) if bias else make("Neg", [mean], [names["centered"]]))
     nodes += [make("Mul", [names["centered"], names["scale"]], [names["scaled"]]),
               make("Add", [names["scaled"], beta], [names["bias"]])]
@@ -323,11 +329,14 @@ def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodePro
         node.name = fresh("fold")
     graph.node.extend(nodes)
     inputs = []
-    for name in (conv.input[0], names["filter"], names["bias"]):
-        held = name == conv.input[0] and (name not in float32_values or stored.get(name, FLOAT32) == dtype)
-        if held:
-            inputs.append(name)
-            continue
+    x = conv.input[0]
+    if x not in float32_values or stored.get(x, FLOAT32) == dtype:
+        inputs.append(ref(x))
+    else:
+        rounded = fresh(x)
+        cast_pair(ref(x), dtype, rounded)
+        inputs.append(rounded)
+    for name in (names["filter"], names["bias"]):
         rounded = fresh(name)
         cast_pair(name, dtype, rounded)
         inputs.append(rounded)
@@ -337,7 +346,8 @@ def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodePro
     del fused.input[:]
     fused.input.extend(inputs)
     fused.output[0] = raw
-    cast_pair(raw, dtype, norm.output[0])
+    fused.name = fresh(conv.name or "conv")
+    cast_pair(raw, dtype, ref(norm.output[0]))
     stored[norm.output[0]] = dtype
 
 

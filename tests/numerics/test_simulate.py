@@ -142,3 +142,21 @@ def test_ops_that_only_move_values_need_no_rounding():
     values = simulator.lowered(assign_dtypes(ctx, "force_fp16", (), float32), float32)[0]
     expected = np.maximum(r(r(x, F16) + r(np.full(16, 0.1, F32), F16), F16), 0).reshape(16, 4)
     np.testing.assert_array_equal(values["y"], expected)
+
+
+def test_one_session_for_both_runs_gives_the_same_values_as_two():
+    for model, soc in ((chain()[0], "Ascend910B1"), (conv_bn(), "Ascend310P3")):
+        ctx = check(model, soc=soc).context
+        name = model.graph.input[0].name
+        shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+        simulator = Simulator(model, [{name: np.random.default_rng(3).standard_normal(shape).astype(F32)}])
+        reference = simulator.reference()
+        float32 = float32_value_names(simulator, reference)
+        assignment = assign_dtypes(ctx, "force_fp16", (), float32)
+        together, lowered_together = simulator.both(assignment, float32)
+        apart = simulator.lowered(assignment, float32)
+        assert set(lowered_together[0]) == set(apart[0])
+        for key, value in apart[0].items():
+            np.testing.assert_array_equal(lowered_together[0][key], value)
+        for key, value in reference[0].items():
+            np.testing.assert_array_equal(together[0][key], value)
