@@ -12,7 +12,7 @@ from atccheck.target import Target
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.atc.command import AtcCommand
     from atccheck.context import CheckContext
-    from atccheck.numerics.analysis import NumericsResult
+    from atccheck.precision.analysis import NumericsResult
 
 SCHEMA_VERSION = 1
 FAIL_ON = ("error", "warning", "info", "never")

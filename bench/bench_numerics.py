@@ -45,7 +45,7 @@ def real_models() -> list[Path]:
 def built_models(out: Path) -> list[Path]:
     import onnx
 
-    import numerics_models as recipes
+    import precision_models as recipes
 
     out.mkdir(parents=True, exist_ok=True)
     made = []
@@ -77,9 +77,10 @@ def one_ort_run(path: Path, feeds: dict) -> tuple[float, float]:
 
 
 def feeds_for(path: Path) -> dict | None:
-    from atccheck.fixing.verify import RunError, make_inputs
+    from atccheck.fixing.inputs import make_inputs
+    from atccheck.fixing.runtime import RunError
     from atccheck.model.loading import load_model
-    from atccheck.numerics import planned_dims
+    from atccheck.precision.preflight import planned_dims
 
     model = load_model(path).model
     try:
@@ -97,7 +98,7 @@ def timed(func) -> tuple[float, float]:
 
 def cost(paths: list[Path], soc: str, repeats: int) -> None:
     import atccheck
-    from atccheck.numerics import NumericsRequest
+    from atccheck.precision.preflight import NumericsRequest
 
     print(f"\n## 1. Cost of --numerics next to one onnxruntime run ({soc}, force_fp16, median of {repeats})\n")
     print("CPU seconds (wall in parentheses); ratio = (check --numerics - check) / one ORT run, on CPU time.\n")

@@ -30,6 +30,13 @@ COMMIT = "551ed27c29284929bbdc2239e929ddfedfdf0b8b"
 CONFIG = "Ascend/ascend-toolkit/8.1.RC1/opp/built-in/op_impl/ai_core/tbe/config/{family}/aic-{family}-ops-info.json"
 FE_INI = "Ascend/ascend-toolkit/8.1.RC1/aarch64-linux/lib64/plugin/opskernel/fe_config/fe.ini"
 FAMILIES = ("ascend310", "ascend310b", "ascend310p", "ascend910", "ascend910_93", "ascend910b")
+RELEASE = "cann-8.1.RC1"
+DESCRIPTION = (
+    "precision_reduce lists of the AI Core ops-info configs, per kernel family: the ops whose "
+    "precision_reduce.flag is \"true\" (white), \"false\" (black), and how many have none (gray). Entries: release, "
+    "family, ops (how many the config lists), white, black, gray. Beside them: what GE makes of the flag "
+    "(flag_meaning) and the cube ops of the same package's fe.ini (cube_ops)."
+)
 GE = "hicann/ge"
 GE_COMMIT = "ffdcbc9f7"
 
@@ -48,7 +55,7 @@ def cube_ops(mirror: Path) -> tuple[list[str], int]:
 
 
 def extract(mirror: Path) -> dict:
-    families = {}
+    entries = []
     for family in FAMILIES:
         path = CONFIG.format(family=family)
         ops = json.loads(show(mirror, path))
@@ -63,18 +70,19 @@ def extract(mirror: Path) -> dict:
                 gray += 1
             else:
                 raise SystemExit(f"extract_precision_reduce: {family} {op}: precision_reduce.flag {flag!r}")
-        families[family] = {
+        entries.append({
+            "release": RELEASE,
+            "family": family,
             "source": f"{REPO}:{path}@{COMMIT[:8]}",
             "ops": len(ops),
             "white": sorted(white),
             "black": sorted(black),
             "gray": gray,
-        }
+        })
     cubes, line = cube_ops(mirror)
     return {
-        "topic": "precision_reduce lists of the AI Core ops-info configs (CANN 8.1.RC1 package), per kernel family",
-        "extracted_by": "tools/extract_precision_reduce.py",
-        "release": "cann-8.1.RC1",
+        "description": DESCRIPTION,
+        "generated_by": "tools/extract_precision_reduce.py",
         "flag_meaning": {
             "true": "white",
             "false": "black",
@@ -90,7 +98,7 @@ def extract(mirror: Path) -> dict:
                        "and float16 input with float32 output under force_fp32 / cube_fp16in_fp32out",
             "source": f"{REPO}:{FE_INI}@{COMMIT[:8]} line {line}",
         },
-        "families": families,
+        "entries": entries,
     }
 
 
@@ -102,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     doc = extract(args.mirror)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    counts = ", ".join(f"{f} {len(v['white'])}/{len(v['black'])}/{v['gray']}" for f, v in doc["families"].items())
+    counts = ", ".join(f"{e['family']} {len(e['white'])}/{len(e['black'])}/{e['gray']}" for e in doc["entries"])
     print(f"wrote {args.out} (white/black/gray: {counts})")
     return 0
 

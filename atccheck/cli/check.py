@@ -260,7 +260,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
 def _numerics_request(numerics: bool, inputs: str | None, keep_out: str | None, paths: Sequence[str],
                       targets: Sequence[Any], gears: Any) -> Any:
     from atccheck.errors import UsageError
-    from atccheck.numerics import NumericsRequest
+    from atccheck.precision.preflight import NumericsRequest
 
     if not numerics:
         given = "--inputs" if inputs else "--keep-dtype-out"
@@ -276,7 +276,7 @@ def _write_keep_list(reports: Sequence["Report"], path: str) -> None:
     """Write the --keep_dtype file the preflight found, or say why there is none."""
     from atccheck.cli.options import write_output
     from atccheck.errors import UsageError
-    from atccheck.numerics import keep_file_text
+    from atccheck.precision.preflight import keep_file_text
 
     result = reports[0].numerics if reports else None
     if result is None or result.keep is None or not result.keep.nodes:

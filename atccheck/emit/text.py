@@ -18,7 +18,7 @@ from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.baseline import BaselineOutcome
-    from atccheck.numerics.analysis import NumericsResult
+    from atccheck.precision.analysis import NumericsResult
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 # A rule with a model-level finding and more per-node message groups than this is shown collapsed.

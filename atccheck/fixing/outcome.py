@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
     from atccheck.atc.command import AtcCommand
-    from atccheck.numerics.analysis import NumericsResult
+    from atccheck.precision.analysis import NumericsResult
 
 SCHEMA_VERSION = 1
 

@@ -55,7 +55,7 @@ class Float16Overflow(Rule):
         result = ctx.numerics
         if result is None or result.error is not None:
             return
-        from atccheck.numerics.findings import SIMULATION_SOURCE, cause_data, cause_location, hint, outputs_text
+        from atccheck.precision.findings import SIMULATION_SOURCE, cause_data, cause_location, hint, outputs_text
 
         for cause in result.causes:
             if cause.kind != "overflow":

@@ -53,7 +53,7 @@ class Float16PrecisionLoss(Rule):
         result = ctx.numerics
         if result is None:
             return
-        from atccheck.numerics.findings import SIMULATION_SOURCE, cause_data, cause_location, hint, outputs_text
+        from atccheck.precision.findings import SIMULATION_SOURCE, cause_data, cause_location, hint, outputs_text
 
         if result.error is not None:
             yield self.finding(

@@ -45,6 +45,20 @@ class Tables:
         return loader.load_profiles(self.docs)
 
     @cached_property
+    def default_profile(self) -> Profile:
+        """The profile used when none is given (op_tables/curated/profiles.json ``default``)."""
+        return next(p for p in self.profiles.values() if p.default)
+
+    @cached_property
+    def default_precision_mode(self) -> str:
+        """ATC's own --precision_mode default, as the option table states it (its first word)."""
+        option = self.atc_options["--precision_mode"]
+        value = (option.default or "").split(" ", 1)[0]
+        if value not in (option.allowed_values or ()):
+            raise ValueError(f"op_tables/atc_options.json: --precision_mode default {option.default!r} is not a value")
+        return value
+
+    @cached_property
     def source_labels(self) -> dict[str, str]:
         """Repository path -> a name for people (a mirror's own name can mislead); see label_sources."""
         return loader.load_source_labels(self.docs)
@@ -79,7 +93,7 @@ class Tables:
 
     @cached_property
     def precision(self) -> PrecisionFacts:
-        """precision.json: precision modes, precision_reduce lists, cube ops, the keep_dtype format."""
+        """precision.json: precision modes, precision_reduce lists, cube ops, how a --keep_dtype node is matched, fusions."""
         return loader.load_precision(self.docs)
 
     @cached_property

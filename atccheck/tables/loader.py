@@ -30,9 +30,11 @@ from atccheck.tables.schema import (
 )
 
 TABLE_FILES = (
+    "aipp.json",
     "atc_errors.json",
     "atc_options.json",
     "attr_limits.json",
+    "command_files.json",
     "kernels.json",
     "limits.json",
     "op_facts.json",
@@ -290,7 +292,6 @@ def load_precision(docs: Docs) -> PrecisionFacts:
         keep=PrecisionMode("keep_dtype", "--keep_dtype", keep["strategy"], keep["low"], bool(keep["cube_low_first"])),
         keep_no_effect_under=tuple(keep["no_effect_under"]),
         keep_source=keep["source"],
-        keep_file=doc["keep_dtype_file"],
         dtype_sensitive=frozenset(doc["dtype_sensitive"]["ops"]),
         dtype_sensitive_source=doc["dtype_sensitive"]["source"],
         cube_ops=frozenset(doc["cube_ops"]["ops"]),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from atccheck.engine import check
-from atccheck.numerics import NumericsRequest
-from numerics_models import attention_scores, layernorm_after_gain, long_reduce_sum
+from atccheck.api import check
+from atccheck.precision.preflight import NumericsRequest
+from precision_models import attention_scores, layernorm_after_gain, long_reduce_sum
 
 
 def overflows(report):
@@ -58,9 +58,9 @@ def test_attention_scores_overflow_in_the_score_matmul():
 
 def test_keeping_fewer_nodes_than_the_list_does_not_restore_the_outputs():
     """The keep list is minimal: the simulation without any one of its nodes fails again."""
-    from atccheck.numerics.analysis import output_errors
-    from atccheck.numerics.dtypes import assign_dtypes
-    from atccheck.numerics.simulate import Simulator, float32_value_names
+    from atccheck.precision.analysis import output_errors
+    from atccheck.precision.dtypes import assign_dtypes
+    from atccheck.precision.simulate import Simulator, float32_value_names
 
     model = layernorm_after_gain(1000.0)
     report = check(model, soc="Ascend310P3", numerics=True)

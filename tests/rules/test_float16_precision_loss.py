@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import onnx
 
-from atccheck.engine import check
-from numerics_models import cancellation, conv_block
+import atccheck.fixing.runtime as runtime
+from atccheck.api import check
+from precision_models import cancellation, conv_block, endless_loop
 
 
 def losses(report):
@@ -52,3 +53,10 @@ def test_a_model_onnxruntime_cannot_run_gives_one_info():
     (finding,) = losses(report)
     assert finding.severity.value == "info" and "did not run" in finding.message
     assert report.numerics.error
+
+
+def test_a_run_without_an_end_is_stopped_and_said_in_one_info(monkeypatch):
+    monkeypatch.setattr(runtime, "RUN_TIMEOUT_S", 0.5)  # the bound fix's runs have (30 s by default)
+    report = check(endless_loop(), soc="Ascend310P3", numerics=True)
+    (finding,) = losses(report)
+    assert finding.severity.value == "info" and "timed out" in report.numerics.error
