@@ -105,3 +105,13 @@ def test_every_kernel_family_has_lists_and_every_atc_mode_a_strategy():
     assert atc_modes == set(facts.modes)
     # the Ascend ops ONNX's Conv, MatMul, Gemm and ConvTranspose become are cube ops
     assert {"Conv2D", "BatchMatMulV2", "MatMulV2", "Conv2DTranspose"} <= facts.cube_ops
+
+
+@pytest.mark.parametrize(("v2", "v1"), [("fp16", "force_fp16"), ("mixed_float16", "allow_mix_precision"),
+                                        ("mixed_bfloat16", "allow_mix_precision_bf16"),
+                                        ("origin", "must_keep_origin_dtype"),
+                                        ("cube_fp16in_fp32out", "force_fp32")])
+def test_a_precision_mode_v2_name_computes_as_its_precision_mode_twin(v2, v1):
+    # fe_context_utils.cc kPrecisionModeMap: each pair is one enum, so one dtype assignment
+    assert tables().precision.modes[v2].option == "--precision_mode_v2"
+    assert dtypes(v2) == dtypes(v1)

@@ -125,3 +125,15 @@ def test_unnamed_nodes_are_kept_by_the_names_atc_gives_them():
 def test_plain_check_runs_no_simulation():
     report = check(layernorm_after_gain(1000.0), soc="Ascend310P3")
     assert report.numerics is None and not overflows(report)
+
+
+def test_precision_mode_v2_names_are_simulated_and_kept_in_the_atc_command():
+    report = check(layernorm_after_gain(1000.0), soc="Ascend910B1", precision_mode="fp16", numerics=True)
+    found = overflows(report)
+    assert [f.location.node for f in found] == ["square"] and "under fp16 on Ascend910B1" in found[0].message
+    assert report.numerics is not None and report.numerics.mode == "fp16"
+    # fp16 is ATC's default: the command needs no precision flag
+    assert report.atc_command is not None and not any("precision_mode" in a for a in report.atc_command.argv)
+    report = check(layernorm_after_gain(1000.0), soc="Ascend910B1", precision_mode="origin", numerics=True)
+    assert not [f for f in report.findings if f.name.startswith("float16-")]
+    assert report.atc_command is not None and "--precision_mode_v2=origin" in report.atc_command.argv
