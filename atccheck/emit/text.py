@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from atccheck.emit._grouping import SHOWN_NODES, explained_per_node, first_nodes, one_line
+from atccheck.emit._grouping import SHOWN_NODES, explained_per_node, first_nodes, one_line, per_node_summary
 from atccheck.findings import Finding, Severity
 from atccheck.report import Report
 
@@ -55,7 +55,7 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
         for group in _group(summaries):
             lines.extend(_render_group(group, color=color, verbose=verbose))
         if summaries and len(node_groups) > COLLAPSE_AFTER and not verbose:
-            lines.append(_collapsed(per_node))
+            lines.append(per_node_summary(per_node))
         else:
             for group in node_groups:
                 lines.extend(_render_group(group, color=color, verbose=verbose))
@@ -77,15 +77,6 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
     )
     lines.append(_style(summary, color, bold=True))
     return "\n".join(lines) + "\n"
-
-
-def _collapsed(findings: list[Finding]) -> str:
-    """One line for many per-node findings that a model-level finding already explains."""
-    by_op: dict[str, int] = {}
-    for f in findings:
-        by_op[f.location.op_type or "?"] = by_op.get(f.location.op_type or "?", 0) + 1
-    ops = ", ".join(f"{op} x{n}" for op, n in sorted(by_op.items(), key=lambda kv: (-kv[1], kv[0])))
-    return f"  per node: {_plural(len(findings), 'node')} ({ops}); -v lists them"
 
 
 def _group(findings: list[Finding]) -> list[list[Finding]]:

@@ -282,6 +282,7 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
         return f"no graph rewrite removes it; {finding.hint}"
     reasons = []
     ran_out = []  # passes that ran and left it: running fix again will not help
+    rolled_back: list[str] = []  # passes rolled back on this model: neither will running them again
     for name in names:
         cls = by_name.get(name)
         runs = [r for r in records if r.name == name]
@@ -289,6 +290,7 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
             reasons.append(f"the pass it needs, {name}, is not part of this version of atccheck")
         elif runs and runs[-1].status is PassStatus.REVERTED:
             reasons.append(f"{name} was rolled back: {runs[-1].reason}")
+            rolled_back.append(name)
         elif not cls.safe and not unsafe:
             reasons.append(f"{name} is unsafe (it changes numerics or relies on an assumption): run with --unsafe-fixes")
         elif runs:
@@ -297,6 +299,8 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
             ran_out.append(name)
         else:
             reasons.append(f"{name} did not run")
+    if rolled_back and len(ran_out) + len(rolled_back) == len(names) and finding.fix.pass_name in rolled_back:
+        return "; ".join(reasons) + f"; next step: {BY_HAND_ROLLED_BACK.format(name=finding.fix.pass_name)}"
     if ran_out and len(ran_out) == len(names) and finding.fix.pass_name in ran_out:
         # the finding's hint says to run that pass, which already ran: say what is left to do instead
         steps = [BY_HAND.get(name, BY_HAND_DEFAULT) for name in ran_out]
@@ -309,6 +313,8 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
 # own hint would only say to run the pass again). None: the finding's hint still applies.
 BY_HAND_DEFAULT = ("manual: rewrite the node by hand or re-export the model without it (the pass's notes say "
                    "what it left)")
+BY_HAND_ROLLED_BACK = ("manual: {name} did not hold on this model (rolled back, so running fix again will not "
+                       "help); rewrite the node by hand or re-export the model without it")
 BY_HAND: dict[str, str | None] = {
     "make-inputs-static": None,  # its hint names the --input-shape to give
     "simplify": ("manual: onnxsim already folded what it could and left this value computed at run time; make it "
@@ -557,15 +563,24 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool, numerics: bool = Tr
     external = None
     final_model = final.model
     final_verdict = settled.final_verdict
-    if out is not None and not prepared.staged.commit(final):  # nothing staged for this model: write it now
+    shown_verdict = final_verdict if final is not start else None
+    # the written model must load in onnxruntime with graph optimizations on, as a user loads it,
+    # before it is called fixed; the verification runs had them off, which skips some type inference.
+    # The input itself is replaced only by a model that loads.
+    runtime_error = prepared.load_check.result(final, shown_verdict, None) if prepared.in_place else None
+    if runtime_error is not None:
+        prepared.staged.discard()
+    elif out is not None and not prepared.staged.commit(final):  # nothing staged for this model: write it now
         needs_external = bool(loaded.external) or approx_size(final_model) >= inline_limit(prepared.options)
         data = final_verdict.data if final_verdict is not None and final is not start else None
         external = write_model(final_model, out, needs_external, data, durable=prepared.in_place)
-
-    # the written model must load in onnxruntime with graph optimizations on, as a user loads it,
-    # before it is called fixed; the verification runs had them off, which skips some type inference
-    runtime_error = prepared.load_check.result(final, final_verdict if final is not start else None,
-                                               out if out is not None and out.exists() else None)
+    if not prepared.in_place:
+        runtime_error = prepared.load_check.result(final, shown_verdict,
+                                                   out if out is not None and out.exists() else None)
+    written = out is not None and runtime_error is None
+    if out is not None and runtime_error is not None and not prepared.in_place:  # nothing unfixed is left behind
+        _remove_written(out, external)
+        external = None
     if runtime_error is not None and final is not start \
             and runtime_load_error(start.model, loaded.path, as_users_load_it=True) is None:
         runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
@@ -573,12 +588,11 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool, numerics: bool = Tr
 
     preflight, keep_file = None, None
     # not when onnxruntime could not run the original (nor in time): the simulation would fail the same way
-    if numerics and prepared.verify and out is not None and runtime_error is None \
-            and verification.status != UNVERIFIED:
+    if numerics and prepared.verify and written and out is not None and verification.status != UNVERIFIED:
         from atccheck.precision.preflight import preflight_written  # the precision preflight of the written model
 
         preflight, keep_file = preflight_written(final.report, final_model, out, prepared.samples)
-    command, command_error = _atc_command(final_model, out, target, keep_file)
+    command, command_error = _atc_command(final_model, out if written else None, target, keep_file)
     return FixOutcome(
         source=before.model,
         target=target,
@@ -589,7 +603,7 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool, numerics: bool = Tr
         verification=verification,
         model=final_model,
         output=out,
-        written=out is not None,
+        written=written,
         external_data=external,
         warnings=prepared.plan.warnings(),
         input_shapes=_input_dims(final_model),
@@ -600,6 +614,16 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool, numerics: bool = Tr
         numerics=preflight,
         keep_dtype_file=keep_file,
     )
+
+
+def _remove_written(out: Path, external: str | None) -> None:
+    """Remove a written model that is not fixed (onnxruntime cannot load it), with its data file."""
+    for path in (out, out.parent / external if external else None):
+        if path is not None:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
 
 
 def _input_dims(model: "onnx.ModelProto") -> dict[str, list[int | str | None]]:

@@ -34,7 +34,11 @@ class LoadError(RunError):
 
 
 class RunTimeout(RunError):
-    """onnxruntime was stopped: the run took longer than RUN_TIMEOUT_S (or was cancelled)."""
+    """onnxruntime was stopped: the run took longer than RUN_TIMEOUT_S (``limit``), or was cancelled (None)."""
+
+    def __init__(self, message: str, limit: float | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 def check_graph(model: "onnx.ModelProto") -> str | None:
@@ -170,7 +174,7 @@ def run_bounded(session: Any, names: "list[str]", feeds: Any, timeout: float | N
     except Exception as exc:
         if expired.is_set():
             raise RunTimeout(f"timed out: onnxruntime ran the model for more than {limit:g} s "
-                             "(a loop without an end?)") from None
+                             "(a loop without an end?)", limit) from None
         if options.terminate:
             raise RunTimeout("onnxruntime run cancelled") from None
         raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None

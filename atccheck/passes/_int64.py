@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
 INT32 = (-(2**31), 2**31 - 1)
 INT64_TYPE = 7
 INT32_TYPE = 6
-FINDING_RULES = frozenset({"dtype-not-supported"})
 # Ops whose outputs only hold values taken from these inputs (by position; None = every input).
 MOVES = {
     "Identity": (0,), "Reshape": (0,), "Squeeze": (0,), "Unsqueeze": (0,), "Flatten": (0,), "Transpose": (0,),
@@ -278,16 +277,16 @@ def _to(node: "onnx.NodeProto") -> int | None:
 
 
 def wanted(findings) -> bool:
-    """A dtype finding names an int64 input that int32 would do for."""
+    """A dtype finding the pass answers names an int64 input that int32 would do for."""
     return bool(targets(findings))
 
 
 def targets(findings) -> dict[tuple[str, str], set[int]]:
-    """(graph path, node label) -> int64 input positions named by dtype findings."""
+    """(graph path, node label) -> int64 input positions named by the dtype findings the pass answers."""
     out: dict[tuple[str, str], set[int]] = {}
     for f in findings:
         data = dict(f.data or {})
-        if f.name not in FINDING_RULES or data.get("dtype") != "int64" or not isinstance(data.get("input"), int):
+        if data.get("dtype") != "int64" or not isinstance(data.get("input"), int):
             continue
         allowed = data.get("allowed")
         if allowed is not None and len(allowed) and "int32" not in allowed:
@@ -313,8 +312,8 @@ def graphs_by_path(model: "onnx.ModelProto") -> dict[str, "onnx.GraphProto"]:
     return found
 
 
-def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
-    """The body of both passes: rewrite the nodes dtype findings name, proved ones only if asked."""
+def run_pass(model: "onnx.ModelProto", ctx, findings, require_proof: bool):
+    """The body of both passes: rewrite the nodes the answered dtype findings name, proved ones only if asked."""
     from atccheck.model.graph import GraphIndex
     from atccheck.passes._graph import Names, opset_of, shapes_of
     from atccheck.passes.base import PassResult, left
@@ -322,7 +321,7 @@ def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
     shapes = shapes_of(model, ctx)
     index = GraphIndex(model)
     bounds = Bounds(index, shapes)
-    wanted = targets(ctx.findings)
+    wanted = targets(findings)
     if not wanted:
         return PassResult(model, False, [])
     opset = opset_of(model)

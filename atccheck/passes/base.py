@@ -126,7 +126,8 @@ class FixPass:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "comparison" not in cls.__dict__:
-            cls.comparison = Allclose(cls.tolerance, cls.rtol)
+            # a safe pass is exact up to float rounding: its rounding is judged where it rewrote
+            cls.comparison = Allclose(cls.tolerance, cls.rtol, exact=cls.safe)
 
     def answered(self, findings: Sequence["Finding"]) -> list["Finding"]:
         """The findings this pass answers (any of its links matches)."""

@@ -19,12 +19,13 @@ DTYPE_ATTRS = frozenset({"to", "dtype", "output_dtype"})
 class Float64ToFloat32(FixPass):
     """Make every float64 tensor of the model float32: weights, constants, casts, inputs and outputs.
 
-    Ascend has float64 kernels for few ops and only on the AI CPU; dtype-not-supported reports
-    float64 compute (sklearn-onnx exports, ``torch.double`` leftovers, numpy constants). This
-    pass rewrites every float64 in the model to float32, in every graph: initializers and
-    tensor attributes (Constant, ConstantOfShape) are converted, ``Cast(to=DOUBLE)`` and dtype
-    attributes (RandomNormal, EyeLike, ...) ask for FLOAT, and graph inputs, outputs and value
-    annotations of float64 become float32. **The model's interface changes**: a float64 input
+    Ascend has float64 kernels for few ops and only on the AI CPU: dtype-not-supported reports
+    float64 no kernel takes, aicpu-fallback float64 only the AI CPU kernel takes (sklearn-onnx
+    exports, ``torch.double`` leftovers, numpy constants). This pass rewrites every float64 in
+    the model to float32, in every graph: initializers and tensor attributes (Constant,
+    ConstantOfShape) are converted, ``Cast(to=DOUBLE)`` and dtype attributes (RandomNormal,
+    EyeLike, ...) ask for FLOAT, and graph inputs, outputs and value annotations of float64
+    become float32. **The model's interface changes**: a float64 input
     or output is float32 afterwards (the notes list them), so feed float32.
 
     Unsafe: float32 keeps about 7 significant digits against float64's 16, and values beyond
@@ -37,6 +38,8 @@ class Float64ToFloat32(FixPass):
     answers = (
         FixLink("dtype-not-supported", when={"dtype": ("float64",)}, named=False),
         FixLink("dtype-not-supported", when={"output_dtype": ("float64",)}, named=False),
+        # float64 that only the AI CPU kernel takes (the AI Core kernel's list, or what op_select_format offers)
+        FixLink("aicpu-fallback", when={"reason": ("dtype-not-on-ai-core",), "dtype": ("float64",)}, named=False),
     )
     safe = False
     tolerance = 1e-4

@@ -68,6 +68,7 @@ class Simplify(FixPass):
                 result, _ = onnxsim.simplify(model, check_n=0, certify=False)
         del result.metadata_props[:]
         result.metadata_props.extend(metadata)
+        _keep_input_types(model, result)
         after = Counter(n.op_type for n in result.graph.node)
         modified = before != after or _graph_changed(model, result)
         notes = []
@@ -79,6 +80,17 @@ class Simplify(FixPass):
             if added:
                 notes.append("added " + ", ".join(f"{op} x{n}" for op, n in sorted(added.items())))
         return PassResult(result, modified, notes)
+
+
+def _keep_input_types(old: "onnx.ModelProto", new: "onnx.ModelProto") -> None:
+    """Give the graph inputs back the types they had: onnxsim's symbolic inference may write its own dims into
+    them (a dim make-inputs-static fixed at 64 coming back as ``((batch*seq)//batch)``, one it left as ``seq`` as
+    ``unk__1``), and the model's interface is not simplify's to change."""
+    before = {i.name: i.type for i in old.graph.input}
+    for value in new.graph.input:
+        kept = before.get(value.name)
+        if kept is not None and kept != value.type:
+            value.type.CopyFrom(kept)
 
 
 def _graph_changed(old: "onnx.ModelProto", new: "onnx.ModelProto") -> bool:

@@ -19,11 +19,13 @@ from atccheck.tables.schema import (
     Limit,
     OpFact,
     OpSpec,
+    PluginRefusal,
     PrecisionFacts,
     Profile,
     Registration,
     RegistryView,
     Soc,
+    normalize_domain,
 )
 
 
@@ -86,6 +88,29 @@ class Tables:
     @cached_property
     def op_facts(self) -> tuple[OpFact, ...]:
         return loader.load_op_facts(self.docs)
+
+    @cached_property
+    def plugin_refusals(self) -> tuple[PluginRefusal, ...]:
+        return loader.load_plugin_refusals(self.docs)
+
+    @cached_property
+    def plugin_refusal_ops(self) -> frozenset[str]:
+        """The op types some plugin refusal names (any domain, any profile)."""
+        return frozenset(f.op for f in self.plugin_refusals)
+
+    def plugin_refusals_for(self, domain: str, op: str, profile: str) -> tuple[PluginRefusal, ...]:
+        """The refusals of a node's plugin that hold, or may hold, in this profile."""
+        key = (normalize_domain(domain), op, profile)
+        found = self._plugin_refusal_index.get(key)
+        if found is None:
+            found = self._plugin_refusal_index[key] = tuple(
+                f for f in self.plugin_refusals
+                if f.op == op and f.domain == key[0] and (profile in f.profiles or profile in f.unknown_profiles))
+        return found
+
+    @cached_property
+    def _plugin_refusal_index(self) -> dict[tuple[str, str, str], tuple[PluginRefusal, ...]]:
+        return {}
 
     @cached_property
     def limits(self) -> dict[str, Limit]:

@@ -21,6 +21,7 @@ from atccheck.tables.schema import (
     Limit,
     OpFact,
     OpSpec,
+    PluginRefusal,
     PrecisionFacts,
     PrecisionMode,
     Profile,
@@ -39,6 +40,7 @@ TABLE_FILES = (
     "limits.json",
     "op_facts.json",
     "op_spec.json",
+    "plugin_refusals.json",
     "precision.json",
     "profiles.json",
     "registry.json",
@@ -234,6 +236,32 @@ def load_op_facts(docs: Docs) -> tuple[OpFact, ...]:
             source=e["source"],
         )
         for e in docs["op_facts.json"]["entries"]
+    )
+
+
+def load_plugin_refusals(docs: Docs) -> tuple[PluginRefusal, ...]:
+    return tuple(
+        PluginRefusal(
+            id=e["id"],
+            domain=e["domain"],
+            op=e["op"],
+            opsets=tuple(e["opsets"]),
+            check=e["check"],
+            stage=e["stage"],
+            atc_error=e["atc_error"],
+            condition=e["condition"],
+            evaluable=e["evaluable"],
+            message=e.get("message"),
+            channel=e["channel"],
+            profiles=tuple(e["profiles"]),
+            unknown_profiles=tuple(e["unknown_profiles"]),
+            covered=tuple(e.get("covered") or ()),
+            note=e.get("note"),
+            profile_basis=e["profile_basis"],
+            source=e["source"],
+            lines=(e["lines"][0], e["lines"][1]),
+        )
+        for e in docs["plugin_refusals.json"]["entries"]
     )
 
 

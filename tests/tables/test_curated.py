@@ -37,9 +37,9 @@ def test_a_curated_file_is_described_entries_each_with_a_source(path):
     assert len(set(as_text)) == len(as_text), "an entry is repeated"
 
 
-# What a topic may hold beside its entries without a source: its own description and notes, and a
-# legend of the repositories its sources name.
-PLAIN_KEYS = {"description", "source", "sources", "generated_by", "note", "entries"}
+# What a topic may hold beside its entries without a source: its own description and notes, a
+# legend of how its entries are written, and the repositories its sources name.
+PLAIN_KEYS = {"description", "legend", "source", "sources", "generated_by", "note", "entries"}
 
 
 def _cited(value, source):
@@ -49,10 +49,10 @@ def _cited(value, source):
         return all(_cited(item, source) for item in value)
     if not isinstance(value, dict):
         return source is not None
-    source = value.get("source", source)
+    source = value.get("source", value.get("sources", source))
     if source is None and not any(isinstance(v, (dict, list)) for v in value.values()):
         return False
-    return all(_cited(v, source) for k, v in value.items() if k not in ("source", "note"))
+    return all(_cited(v, source) for k, v in value.items() if k not in ("source", "sources", "note"))
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

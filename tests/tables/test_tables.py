@@ -28,11 +28,18 @@ CLOSED = {
     "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
     "precision.json": {"release": {"cann-8.1.RC1"}},
     "atc_errors.json": {"era": {"current", "legacy"}},
+    "plugin_refusals.json": {
+        "stage": {"parse-params", "op-to-graph"},
+        "atc_error": {"E11010", "E19999"},
+        "channel": {"onnx-plugin-loge", "cube-inner-err-report", "op-loge-2022", "op-loge-2026", "none"},
+        "evaluable": {True, False},
+    },
     "op_facts.json": {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
                  "partitioned-call-member", "check-supported-rejects", "input-shape-required",
                  "negative-indices-rejected", "last-axis-step-one", "pad-value-zero", "hand-fixed-practice",
-                 "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened"},
+                 "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened", "training-only-attr",
+                 "fusion-pass"},
         "severity": {"error", "warning", "info"},
     },
 }
@@ -47,6 +54,7 @@ KEYS = {
     "limits.json": lambda e: e["name"],
     "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
     "op_spec.json": lambda e: (e["list"], e["op"]),
+    "plugin_refusals.json": lambda e: (e["domain"], e["op"], e["id"]),
     "precision.json": lambda e: (e["release"], e["family"]),
     "profiles.json": None,  # kept in release order
     "registry.json": lambda e: (e["profile"], e["domain"], e["op"]),
