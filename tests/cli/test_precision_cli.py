@@ -80,6 +80,12 @@ def test_fix_writes_the_keep_list_beside_the_model(tmp_path):
     assert report["keep_dtype_file"] == str(keep) and keep.read_text() == "square\nvariance\nadd_eps\nstd\n"
     assert f"--keep_dtype={keep}" in report["atc_command"]["argv"]
     assert report["numerics"]["keep_dtype"]["restored"] is True
+    page = tmp_path / "fix.html"  # the fix report shows the preflight too, with the node where it starts
+    run("fix", model, "--soc", "Ascend310P3", "-o", str(tmp_path / "ln3.onnx"), "--report", str(page))
+    html = page.read_text()
+    assert "Precision preflight: force_fp16" in html and "with --keep_dtype (4 nodes)" in html
+    assert "<code>square</code> (Pow, computes in float16): float16-overflow" in html
+    assert "ln3.keep_dtype.cfg</code> (the --keep_dtype list)" in html
     # --no-verify runs no onnxruntime: no preflight, no keep list
     out2 = tmp_path / "ln2.onnx"
     report = json.loads(run("fix", model, "--soc", "Ascend310P3", "-o", str(out2), "--no-verify",
