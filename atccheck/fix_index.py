@@ -160,7 +160,7 @@ NAMED: tuple[tuple[str, bool, tuple[Any, ...]], ...] = (
     ('decompose-simplified-layer-normalization', True, ('unsupported-op', 'SimplifiedLayerNormalization', None, (), ())),
     ('flatten-softmax-input', True, ('axis-not-flattened', None, None, (), ())),
     ('single-opset-import', True, ('custom-domain-op', None, None, (('status', ('local-function',)),), ())),
-    ('rename-duplicate-nodes', True, ('duplicate-node-name', None, None, (), ())),
+    ('rename-duplicate-nodes', True, ('duplicate-node-name', None, None, (('parser_named', (False,)),), ())),
     ('make-inputs-static', True, ('dynamic-input-shape', None, None, (), ('axes',))),
     ('simplify', True, ('dynamic-shape-unsupported', None, None, (('foldable', (True,)),), ())),
     ('single-opset-import', True, ('multiple-opset-imports', None, None, (), ())),

@@ -1052,6 +1052,135 @@ def other_flags(options: dict) -> list[dict]:
     return entries
 
 
+# --------------------------------------------------------------------------- infer shapes, parser checks
+
+# infer_shapes.json and parser_checks.json come from the curated topics of the same names, richer than a
+# list of entries: each names its source eras, and every entry is checked here (closed value sets, shape
+# expressions, sources at a commit) before it becomes table entries per profile.
+
+HAND_READ_SOURCE = re.compile(r"^[\w.-]+/[\w.+-]+:\S+@[0-9a-f]{7,40}( .*)?$")
+INFER_STATIC = {"always", "when", "never", "unknown"}
+INFER_OTHERWISE = {None, "dynamic", "infer-fails", "unknown"}
+DIM_EXPRS = {"dim", "value", "numel", "rank", "attr", "mul", "min"}
+
+
+def era_profiles() -> dict[str, list[str]]:
+    """The profiles whose op mapping comes from each source era (PROFILES mapping_from)."""
+    eras: dict[str, list[str]] = {}
+    for profile in PROFILES:
+        eras.setdefault(profile["mapping_from"], []).append(profile["id"])
+    return eras
+
+
+def check_hand_read_sources(where: str, sources: list[str]) -> None:
+    if not sources or not all(HAND_READ_SOURCE.match(s) for s in sources):
+        raise SystemExit(f"build_op_tables: {where}: every source must be owner/repo:path@commit: {sources}")
+
+
+def check_dim_expr(where: str, expr: Any) -> None:
+    if isinstance(expr, int) and not isinstance(expr, bool):
+        return
+    if not (isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in DIM_EXPRS):
+        raise SystemExit(f"build_op_tables: {where}: not a dim expression: {expr!r}")
+    (key, arg), = expr.items()
+    if key in ("mul", "min"):
+        for item in arg:
+            check_dim_expr(where, item)
+    elif key == "dim" and not (isinstance(arg, list) and len(arg) == 2 and all(isinstance(a, int) for a in arg)):
+        raise SystemExit(f"build_op_tables: {where}: dim takes [input, axis]: {arg!r}")
+    elif key == "attr" and not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)):
+        raise SystemExit(f"build_op_tables: {where}: attr takes [name, default]: {arg!r}")
+    elif key in ("value", "numel", "rank") and not isinstance(arg, int):
+        raise SystemExit(f"build_op_tables: {where}: {key} takes an input index: {arg!r}")
+
+
+def check_shape_expr(where: str, shape: Any) -> None:
+    if shape is None:
+        return
+    if isinstance(shape, list):
+        for dim in shape:
+            check_dim_expr(where, dim)
+    elif isinstance(shape, dict) and set(shape) == {"like", "axis", "dim"}:
+        check_dim_expr(where, shape["axis"])
+        check_dim_expr(where, shape["dim"])
+    elif not (isinstance(shape, dict) and set(shape) == {"broadcast"}):
+        raise SystemExit(f"build_op_tables: {where}: not a shape expression: {shape!r}")
+
+
+def build_infer_shapes() -> list[dict]:
+    """curated/infer_shapes.json per profile: how Ascend's infer-shape functions size data-dependent outputs."""
+    doc = curated_doc("infer_shapes")
+    eras = era_profiles()
+    entries = []
+    for fact in doc["entries"]:
+        where = f"infer_shapes {fact['op']} {fact['era']}"
+        if fact["era"] not in eras or fact["era"] not in doc["eras"]:
+            raise SystemExit(f"build_op_tables: {where}: unknown era")
+        if fact["static"] not in INFER_STATIC or fact["otherwise"] not in INFER_OTHERWISE:
+            raise SystemExit(f"build_op_tables: {where}: static/otherwise outside their enums")
+        if (fact["static"] == "when" and not fact["when"]) or (fact["when"] and fact["static"] not in ("when", "unknown")):
+            raise SystemExit(f"build_op_tables: {where}: a condition goes with static 'when' (or 'unknown') only")
+        check_hand_read_sources(where, fact["source"])
+        for out in fact["outputs"]:
+            check_shape_expr(where, out["shape"])
+            if fact["static"] in ("always", "when") and out["shape"] is None and not fact["onnx_agrees"]:
+                raise SystemExit(f"build_op_tables: {where}: a static output ONNX does not agree on needs its shape")
+        entries.append({
+            "op": fact["op"],
+            "profiles": eras[fact["era"]],
+            "era": fact["era"],
+            "ascend_op": fact["ascend_op"],
+            "static": fact["static"],
+            "when": fact["when"],
+            "otherwise": fact["otherwise"],
+            "onnx_agrees": fact["onnx_agrees"],
+            "outputs": [{"index": o["index"], "shape": o["shape"], "padding": o["padding"], "formula": o["formula"]}
+                        for o in fact["outputs"]],
+            "padding_note": fact["padding_note"],
+            "note": fact["note"],
+            "source": "; ".join(fact["source"]),
+        })
+    entries.sort(key=lambda e: (e["op"], e["profiles"]))
+    return entries
+
+
+PARSER_VERDICTS = {"rejected", "unread", "constant", "accepted", "refused-by-loader"}
+
+
+def build_parser_checks(reference: Path) -> list[dict]:
+    """curated/parser_checks.json with profiles for eras; every ATC code must be catalogued."""
+    doc = curated_doc("parser_checks")
+    errors = load(reference, "atc_error_codes.json")
+    known = {item["code"] for item in errors["codes"] + errors["legacy_and_uncatalogued"]}
+    profiles = {p["id"] for p in PROFILES}
+    if set().union(*(era["profiles"] for era in doc["eras"].values())) != profiles:
+        raise SystemExit("build_op_tables: parser_checks eras must cover every profile once")
+    entries = []
+    for fact in doc["entries"]:
+        where = f"parser_checks {fact['check']} {fact['eras']}"
+        if fact["verdict"] not in PARSER_VERDICTS or not set(fact["eras"]) <= set(doc["eras"]):
+            raise SystemExit(f"build_op_tables: {where}: verdict or era outside its enum")
+        if fact["atc_error"] is not None and fact["atc_error"] not in known:
+            raise SystemExit(f"build_op_tables: {where}: {fact['atc_error']} is not in atc_error_codes.json")
+        if (fact["verdict"] in ("rejected", "refused-by-loader")) != (fact["atc_error"] is not None):
+            raise SystemExit(f"build_op_tables: {where}: a rejection names its ATC code, and only a rejection")
+        check_hand_read_sources(where, fact["source"])
+        entries.append({
+            "check": fact["check"],
+            "profiles": sorted(p for era in fact["eras"] for p in doc["eras"][era]["profiles"]),
+            "eras": fact["eras"],
+            "verdict": fact["verdict"],
+            "atc_error": fact["atc_error"],
+            "message": fact["message"],
+            "condition": fact["condition"],
+            "dtypes": fact.get("dtypes"),
+            "unknown_dtypes": fact.get("unknown_dtypes"),
+            "source": "; ".join(fact["source"]),
+        })
+    entries.sort(key=lambda e: (e["check"], e["profiles"]))
+    return entries
+
+
 # --------------------------------------------------------------------------- the files an atc command names
 
 # aipp.json and command_files.json need no reference file: the curated topics aipp_checks,
@@ -1357,6 +1486,18 @@ def build(reference: Path) -> dict[str, str]:
             "ATC command-line options relevant to ONNX models.",
             ["atc_options.json"], reference, build_options(reference), **options_extra(reference)),
     }
+    docs["infer_shapes.json"] = table(
+        "atccheck.infer_shapes/1",
+        "How Ascend's own infer-shape functions size the outputs of ONNX ops whose ONNX output shape depends on "
+        "input values, per profile: when the output is static, the shape it takes, and what a padded output holds.",
+        [], reference, build_infer_shapes())
+    docs["parser_checks.json"] = table(
+        "atccheck.parser_checks/1",
+        "Graph-level checks of ATC's ONNX parser per profile: empty input and output lists, tensor data types it "
+        "cannot map, Constant attributes it does not read, initializer-backed inputs, with the ATC code of each "
+        "rejection.", ["atc_error_codes.json"], reference, build_parser_checks(reference))
+
+
     aipp_entries, aipp_extra = build_aipp()
     docs["aipp.json"] = table(
         "atccheck.aipp/1",

@@ -318,6 +318,9 @@ def _overview(report: Report, facts: ModelFacts) -> str:
     notes = []
     if s.unknown_values:
         notes.append(f"{_plural(s.unknown_values, 'value')} with an unknown or symbolic shape after shape inference")
+    if s.static_by_infer_facts:
+        notes.append(f"{_plural(s.static_by_infer_facts, 'value')} static only by CANN {s.profile}'s infer-shape "
+                     f"functions, where ONNX leaves them data-dependent: {', '.join(s.first_static_by_infer_facts)}")
     if s.inference_error:
         notes.append(f"shape inference stopped early: {s.inference_error}")
     if notes:

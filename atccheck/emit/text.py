@@ -156,6 +156,11 @@ def _shape_lines(report: Report) -> list[str]:
         lines.append(f"symbolic input dims: {dims}")
     if shapes.unknown_values:
         lines.append(f"values with unknown or symbolic shape after inference: {shapes.unknown_values}")
+    if shapes.static_by_infer_facts:
+        named = ", ".join(shapes.first_static_by_infer_facts)
+        more = ", ..." if shapes.static_by_infer_facts > len(shapes.first_static_by_infer_facts) else ""
+        lines.append(f"static only by CANN {shapes.profile}'s infer-shape functions (ONNX leaves them data-dependent):"
+                     f" {shapes.static_by_infer_facts} ({named}{more})")
     if shapes.inference_error:
         lines.append(f"shape inference stopped early: {shapes.inference_error}")
     return lines

@@ -15,10 +15,12 @@ from atccheck.tables.schema import (
     AtcError,
     AtcOption,
     AttrLimit,
+    InferShapeFact,
     Kernel,
     Limit,
     OpFact,
     OpSpec,
+    ParserCheck,
     PluginRefusal,
     PrecisionFacts,
     Profile,
@@ -190,6 +192,22 @@ class Tables:
     def has_kernel_facts(self, release: str, family: str) -> bool:
         """Whether the tables hold kernel configs of this family for this release."""
         return (release, family) in self._kernel_entries
+
+    @cached_property
+    def infer_shapes(self) -> dict[tuple[str, str], InferShapeFact]:
+        return loader.load_infer_shapes(self.docs)
+
+    def infer_shape(self, op: str, profile: str) -> InferShapeFact | None:
+        """How Ascend's infer-shape function sizes this (standard-domain) ONNX op's outputs in the profile."""
+        return self.infer_shapes.get((op, profile))
+
+    @cached_property
+    def parser_checks(self) -> dict[tuple[str, str], ParserCheck]:
+        return loader.load_parser_checks(self.docs)
+
+    def parser_check(self, check: str, profile: str) -> ParserCheck | None:
+        """What ATC's ONNX parser of the profile does on one graph-level condition (parser_checks.json)."""
+        return self.parser_checks.get((check, profile))
 
     def limit(self, name: str) -> int:
         return self.limits[name].value

@@ -221,6 +221,50 @@ class OpFact:
 
 
 @dataclass(frozen=True)
+class InferredOutput:
+    """One output of an Ascend infer-shape fact: its shape as an expression over the ONNX node, and the value
+    that fills the rows past the real result when the output is padded to a fixed size (None: not padded)."""
+
+    index: int
+    shape: Any  # see infer_shapes.json's description; None where the shape is a run-time length or unknown
+    padding: int | None
+    formula: str
+
+
+@dataclass(frozen=True)
+class InferShapeFact:
+    """How Ascend's own infer-shape function sizes a data-dependent ONNX op's outputs (infer_shapes.json)."""
+
+    op: str
+    profiles: tuple[str, ...]
+    era: str
+    ascend_op: str
+    static: str  # always | when | never | unknown
+    when: Mapping[str, Any] | None  # constant_inputs, value_range
+    otherwise: str | None  # dynamic | infer-fails | unknown: what the function does when ``when`` fails
+    onnx_agrees: bool
+    outputs: tuple[InferredOutput, ...]
+    padding_note: str | None
+    note: str
+    source: str
+
+
+@dataclass(frozen=True)
+class ParserCheck:
+    """A graph-level check of ATC's ONNX parser and what it does in some profiles (parser_checks.json)."""
+
+    check: str  # root-graph-without-input | graph-without-output | tensor-dtype-undefined | ...
+    profiles: tuple[str, ...]
+    verdict: str  # rejected | unread | constant | accepted | refused-by-loader
+    atc_error: str | None
+    message: str | None  # the parser's message, as ATC prints it
+    condition: str
+    dtypes: tuple[int, ...] | None  # tensor-dtype-undefined: the ONNX data types the parser maps
+    unknown_dtypes: tuple[int, ...] | None  # ... and those the sources bracketing the profile disagree on
+    source: str
+
+
+@dataclass(frozen=True)
 class PluginRefusal:
     """A condition under which an ONNX parser plugin refuses a node (plugin_refusals.json).
 

@@ -28,6 +28,11 @@ CLOSED = {
     "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
     "precision.json": {"release": {"cann-8.1.RC1"}},
     "atc_errors.json": {"era": {"current", "legacy"}},
+    "parser_checks.json": {"verdict": {"rejected", "unread", "constant", "accepted", "refused-by-loader"},
+                           "atc_error": {None, "E16001", "E19999"}},
+    "infer_shapes.json": {"static": {"always", "when", "never", "unknown"},
+                          "otherwise": {None, "dynamic", "infer-fails", "unknown"},
+                          "era": {"canndev-2022", "hicann-2026"}},
     "plugin_refusals.json": {
         "stage": {"parse-params", "op-to-graph"},
         "atc_error": {"E11010", "E19999"},
@@ -50,6 +55,8 @@ KEYS = {
     "atc_errors.json": lambda e: e["code"],
     "atc_options.json": lambda e: e["name"],
     "attr_limits.json": lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]),
+    "infer_shapes.json": lambda e: (e["op"], e["profiles"]),
+    "parser_checks.json": lambda e: (e["check"], e["profiles"]),
     "kernels.json": lambda e: (e["release"], e["family"], e["op"]),
     "limits.json": lambda e: e["name"],
     "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
@@ -105,3 +112,21 @@ def test_source_wins_over_docs_for_the_8_0_profile():
     """Resize 13 is omitted by the pages but registered by both CANN sources bracketing 8.x."""
     reg = tables().registry("8.0").lookup("", "Resize")
     assert 13 not in reg.documented_opsets and 13 in reg.opsets and 13 in reg.source_only_opsets
+
+
+@pytest.mark.parametrize("shape", [
+    [{"dim": [1]}],  # dim takes [input, axis]
+    [{"sum": [1, 2]}],  # no such operator
+    {"like": 0, "axis": -1},  # like needs axis and dim
+    [{"attr": [3, 1]}],  # attr takes [name, default]
+])
+def test_generator_refuses_a_malformed_shape_expression(shape):
+    with pytest.raises(SystemExit, match="expression|takes"):
+        load_generator().check_shape_expr("test", shape)
+
+
+def test_generator_refuses_a_source_without_a_commit():
+    generator = load_generator()
+    generator.check_hand_read_sources("test", ["hicann/ge:parser/parser/onnx/onnx_parser.cc@ffdcbc9f7 lines 1-2"])
+    with pytest.raises(SystemExit, match="owner/repo:path@commit"):
+        generator.check_hand_read_sources("test", ["hicann/ge parser/onnx_parser.cc"])
