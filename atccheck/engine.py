@@ -53,19 +53,30 @@ def as_input_shapes(value: str | InputShapes | None) -> dict[str, tuple[int, ...
 def prepare(
     source: "str | os.PathLike[str] | onnx.ModelProto | LoadedModel",
     input_shapes: str | InputShapes | None = None,
+    *,
+    gear: bool = False,
 ) -> Prepared:
+    """Load and infer shapes. Shapes the graph cannot take raise a UsageError, except for one
+    ``gear`` of a gear option (whose sizes the user's -1 left to ATC): that gear keeps the
+    contradiction in its shapes, for shape-mismatch to report with the gear's name."""
     loaded = source if isinstance(source, LoadedModel) else load_model(source, weights=False)
     shapes_override = as_input_shapes(input_shapes)
-    validate_input_shapes(loaded.model, shapes_override)
+    validate_input_shapes(loaded.model, shapes_override, fixed_dims=False)
     shapes = infer_shapes(loaded.model, shapes_override)
-    if shapes.contradiction:
+    if shapes.contradiction and not gear:
         from atccheck.errors import UsageError
 
-        raise UsageError(shapes.contradiction)
+        raise UsageError(shapes.contradiction)  # names the node, which says more than the dim alone
+    if not gear:
+        validate_input_shapes(loaded.model, shapes_override)  # a size the model fixes otherwise
     graph = GraphIndex(loaded.model)
     # Judge the graph ATC compiles: values its constant folding computes, and the shapes they fix.
     folded = fold_shapes(loaded.model, shapes, shapes_override, graph)
-    shapes = folded.shapes or shapes
+    if folded.shapes is not None and folded.shapes is not shapes:
+        folded.shapes.contradiction, folded.shapes.broken = shapes.contradiction, shapes.broken
+        shapes = folded.shapes
+    if shapes_override and not gear:
+        _refuse_reshape_misfits(loaded.model, shapes, graph, shapes_override)
     return Prepared(loaded=loaded, shapes=shapes, graph=graph, input_shapes=shapes_override, folded=folded)
 
 
@@ -86,6 +97,22 @@ def shapes_for(prepared: Prepared, tbl: Tables, profile: str) -> ShapeIndex:
         refined = prepared.by_overrides[key] = refine_shapes(
             prepared.loaded.model, prepared.graph, prepared.folded, found, prepared.input_shapes)
     return refined
+
+
+def _refuse_reshape_misfits(model: "onnx.ModelProto", shapes: ShapeIndex, graph: GraphIndex,
+                            given: Mapping[str, tuple[int, ...]]) -> None:
+    """A Reshape whose constant target the given shapes cannot fill: the graph cannot take them, as
+    with a contradiction ONNX's inference finds (which lets this one through)."""
+    from atccheck.errors import UsageError
+    from atccheck.model.shape_fit import reshape_misfits
+
+    found = reshape_misfits(model, shapes, graph)
+    if found:
+        first = found[0]
+        label = f"'{first.node}' ({first.op_type})" if first.node else f"a {first.op_type} node"
+        text = ";".join(f"{n}:" + ",".join(str(d) for d in dims) for n, dims in given.items())
+        raise UsageError(f"--input-shape {text} contradicts the graph at node {label}: {first.reason}; the model "
+                         "cannot take these shapes")
 
 
 def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterable[str] | None) -> bool:

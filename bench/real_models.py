@@ -790,6 +790,66 @@ def _integer_output(base: Callable[[], Path]):
     return build
 
 
+def _conv_integer_bias(base: Callable[[], Path]):
+    """Every Conv with constant weights and bias rewritten the way onnxruntime's quantizer of 2019-2020 (1.1-1.3)
+    wrote it in dynamic mode: DynamicQuantizeLinear of the input, ConvInteger on uint8 weights (per tensor, zero point
+    128), the bias quantized at run time (Div by the scale product, Floor, Cast to int32, Reshape to [1, C, 1, 1]) and
+    added to the int32 result, then Cast to float and Mul by the scale product. Built with onnx.helper, since no
+    onnxruntime of that age installs on this Python."""
+    def build(path: Path) -> None:
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+
+        model = onnx.load(str(base()))
+        graph = model.graph
+        consts = {t.name: t for t in graph.initializer}
+        nodes = []
+        shape_name = "conv_bias_reshape_shape"
+        graph.initializer.append(numpy_helper.from_array(np.array([1, -1, 1, 1], np.int64), shape_name))
+        for node in graph.node:
+            if node.op_type != "Conv" or node.domain or len(node.input) < 3 or node.input[1] not in consts \
+                    or node.input[2] not in consts:
+                nodes.append(node)
+                continue
+            w = numpy_helper.to_array(consts[node.input[1]]).astype(np.float32)
+            scale = np.float32(max(float(np.abs(w).max()), 1e-8) / 127.0)
+            p = node.name or node.output[0]
+            names = {k: f"{p}_{k}" for k in ("xq", "x_scale", "x_zero", "wq", "w_scale", "w_zero", "int", "scales",
+                                             "b_div", "b_floor", "b_int", "b_shaped", "int_b", "float")}
+            graph.initializer.extend([
+                numpy_helper.from_array((np.round(w / scale) + 128).clip(0, 255).astype(np.uint8), names["wq"]),
+                numpy_helper.from_array(np.array(scale, np.float32), names["w_scale"]),
+                numpy_helper.from_array(np.array(128, np.uint8), names["w_zero"])])
+            conv = helper.make_node("ConvInteger", [names["xq"], names["wq"], names["x_zero"], names["w_zero"]],
+                                    [names["int"]], name=f"{p}_quant")
+            conv.attribute.extend(node.attribute)
+            nodes += [
+                helper.make_node("DynamicQuantizeLinear", [node.input[0]],
+                                 [names["xq"], names["x_scale"], names["x_zero"]], name=f"{p}_input_quant"),
+                conv,
+                helper.make_node("Mul", [names["x_scale"], names["w_scale"]], [names["scales"]], name=f"{p}_scales"),
+                helper.make_node("Div", [node.input[2], names["scales"]], [names["b_div"]], name=f"{p}_bias_div"),
+                helper.make_node("Floor", [names["b_div"]], [names["b_floor"]], name=f"{p}_bias_floor"),
+                helper.make_node("Cast", [names["b_floor"]], [names["b_int"]], name=f"{p}_bias_cast",
+                                 to=TensorProto.INT32),
+                helper.make_node("Reshape", [names["b_int"], shape_name], [names["b_shaped"]],
+                                 name=f"{p}_bias_reshape"),
+                helper.make_node("Add", [names["int"], names["b_shaped"]], [names["int_b"]], name=f"{p}_bias_add"),
+                helper.make_node("Cast", [names["int_b"]], [names["float"]], name=f"{p}_cast", to=TensorProto.FLOAT),
+                helper.make_node("Mul", [names["float"], names["scales"]], [node.output[0]], name=f"{p}_rescale"),
+            ]
+        del graph.node[:]
+        graph.node.extend(nodes)
+        used = {i for n in graph.node for i in n.input}
+        kept = [t for t in graph.initializer if t.name in used]
+        del graph.initializer[:]
+        graph.initializer.extend(kept)
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+
+    return build
+
+
 # ---------------------------------------------------------------- derived variants (onnxruntime)
 
 
@@ -1052,6 +1112,10 @@ def recipes(out: Path) -> list[Recipe]:
                "DequantizeLinear removed: a uint8 output, as one model of an int8 ensemble hands to the next",
                img("x", 64), _integer_output(path_of("mobilenetv3_op13_qoperator")), needs=T,
                base="mobilenetv3_op13_qoperator"),
+        Recipe("mobilenetv3_op13_convinteger_bias", "quantized", "mobilenetv3_op13 with every Conv that has a bias quantized as "
+               "onnxruntime's 2019-2020 quantizer wrote it in dynamic mode: DynamicQuantizeLinear -> ConvInteger -> "
+               "Add(int32 bias quantized at run time by Div, Floor, Cast) -> Cast -> Mul(scale product)",
+               img("x", 64), _conv_integer_bias(path_of("mobilenetv3_op13")), needs=T, base="mobilenetv3_op13"),
         Recipe("ppocr_cls_qdynamic", "quantized", "quantize_dynamic(../shared/models/ppocr_mobile_v2_cls.onnx, "
                "op_types_to_quantize [Conv, MatMul], weight QUInt8): ConvInteger on weights Paddle lists as inputs",
                "x:1,3,48,192", _quant_dynamic_ops(lambda: SHARED_MODELS / "ppocr_mobile_v2_cls.onnx", ["Conv", "MatMul"])),

@@ -465,6 +465,7 @@ def prepare(
     from atccheck.engine import as_input_shapes
     from atccheck.fixing.inputs import Inputs, load_samples, make_inputs
     from atccheck.fixing.runtime import RunError
+    from atccheck.model.input_shape import validate_input_shapes
     from atccheck.passes.make_inputs_static import plan_static_shapes
     from atccheck.target import resolve_target
 
@@ -475,6 +476,7 @@ def prepare(
     out = resolve_output(source_path, output, in_place) if write else None
 
     loaded = load_model(model)
+    validate_input_shapes(loaded.model, user_shapes)  # refused as check refuses them
     plan = plan_static_shapes(loaded.model, user_shapes)  # the graph is enough
     samples, label = None, "sample"
     if inputs is not None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.domains import is_standard
-from atccheck.findings import Finding, Severity
+from atccheck.findings import ROOT_GRAPH, Finding, Severity
 from atccheck.model import ascend_shapes
 from atccheck.model.schema import input_names
 from atccheck.rules.base import Rule, register
@@ -132,6 +132,9 @@ class DynamicShapeUnsupported(Rule):
         reads = node.ctx.graph.reads(node.node)
         if not all(ctx.is_static(name) for name in reads):
             return  # downstream of an unknown shape, not its origin
+        broken = ctx.shapes.broken
+        if broken is not None and node.gnode.graph == ROOT_GRAPH and node.gnode.index == broken.index:
+            return  # its inputs do not fit it at these shapes: shape-mismatch's business
         unknown = []
         for index, name in enumerate(node.node.output):
             if not name:

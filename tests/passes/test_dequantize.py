@@ -305,16 +305,23 @@ def test_convinteger_on_weights_quantized_at_run_time_comes_back_as_conv(tmp_pat
     assert cosine(run(target, feeds), run(result.model, feeds)) > 0.99
 
 
-def test_an_integer_output_of_an_int8_pipeline_stays_integer_in_registered_ops(tmp_path):
+def _integer_output_model(tmp_path: Path) -> tuple[onnx.ModelProto, onnx.TensorProto]:
+    """The QOperator model with its last DequantizeLinear removed: it hands its int8 result to the next model of a
+    pipeline. Also the zero point of that output."""
     model = onnx.load(str(quantized(tmp_path, "qoperator")))
     graph = model.graph
     last = next(n for n in graph.node if graph.output[0].name in n.output)
     assert last.op_type == "DequantizeLinear"
-    graph.node.remove(last)  # the model hands its uint8 result to the next one
+    graph.node.remove(last)
     for node in graph.node:
         node.output[:] = [graph.output[0].name if o == last.input[0] else o for o in node.output]
     zero = next(t for t in graph.initializer if t.name == last.input[2])
     graph.output[0].type.tensor_type.elem_type = zero.data_type
+    return model, zero
+
+
+def test_an_integer_output_of_an_int8_pipeline_stays_integer_in_registered_ops(tmp_path):
+    model, zero = _integer_output_model(tmp_path)
     result = run_pass(Dequantize, model, unsafe=True)
     assert result.modified
     assert not set(ops(result.model)) & HANDLED and not any(n.domain for n in result.model.graph.node)
@@ -332,6 +339,28 @@ def test_a_changed_integer_output_is_reported_with_how_much_it_changed():
     verdict = compare_cosine(ref, new, 0.99)
     assert not verdict.ok
     assert "2 of 4 elements differ, by at most 2" in verdict.reason
+
+
+def test_fix_rolling_back_dequantize_on_an_integer_output_says_how_many_values_moved_and_by_how_much(tmp_path):
+    """An int8 pipeline's member: requantizing the float result moves some values by a step, integer outputs are
+    compared exactly, so the step is rolled back; the report gives the figures, in the step and in what remains."""
+    import json
+    import re
+
+    from atccheck.emit import fix_renderer
+
+    model, _ = _integer_output_model(tmp_path)
+    path = tmp_path / "int8_output.onnx"
+    onnx.save(model, str(path))
+    outcome = fix(path, soc="Ascend310P3", write=False, unsafe_fixes=True)
+    step = [p for p in outcome.passes if p.name == "dequantize"][0]
+    assert step.status is PassStatus.REVERTED
+    figures = re.compile(r"output 'y' \(int8\) changed: ([0-9,]+) of 10 elements differ, by at most ([0-9]+)")
+    found = figures.search(step.reason)
+    assert found, step.reason
+    assert 1 <= int(found.group(1)) <= 10 and int(found.group(2)) >= 1
+    assert figures.search(json.dumps(outcome.to_dict(), allow_nan=False))
+    assert figures.search(fix_renderer("text")(outcome))
 
 
 def test_a_verified_dequantize_shows_the_cosine_of_each_output_and_the_threshold(tmp_path):
@@ -353,3 +382,98 @@ def test_a_verified_dequantize_shows_the_cosine_of_each_output_and_the_threshold
     verification = next(line for line in report.splitlines() if line.startswith("verification:"))
     assert f"cosine y {v['cosine']['y']:.6f} (threshold 0.99)" in verification
     json.dumps(outcome.to_dict(), allow_nan=False)
+
+
+def _conv_integer_with_int32_bias(dynamic: bool) -> tuple[onnx.ModelProto, onnx.ModelProto]:
+    """A Conv with bias, quantized into ConvInteger -> Add(int32 bias) -> Cast -> Mul(scales), with the float
+    model it came from.
+
+    Static (SparseML's exporter): QuantizeLinear with a constant scale, the bias quantized into a constant
+    int32 [1, C, 1, 1], the product rescaled by the constant scale_x * scale_w. Dynamic (onnxruntime's early
+    quantizer): DynamicQuantizeLinear, the bias quantized at run time by Div(bias, scale_x * scale_w), Floor,
+    Cast to int32 and Reshape, the scale product computed after the ConvInteger."""
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32) * 0.3
+    b = rng.standard_normal(4).astype(np.float32)
+    w_scale = np.float32(np.abs(w).max() / 127)
+    wq = (np.round(w / w_scale) + 128).astype(np.uint8)
+    inits = [init("wq", wq), init("w_zero", np.array(128, np.uint8)), init("w_scale", np.array(w_scale))]
+    conv_attrs = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}
+    if dynamic:
+        nodes = [
+            helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "x_scale", "x_zero"], name="quant"),
+            helper.make_node("ConvInteger", ["xq", "wq", "x_zero", "w_zero"], ["ci"], name="conv_quant", **conv_attrs),
+            helper.make_node("Mul", ["x_scale", "w_scale"], ["scales"], name="scales_mul"),
+            helper.make_node("Div", ["b", "scales"], ["b_div"], name="bias_div"),
+            helper.make_node("Floor", ["b_div"], ["b_floor"], name="bias_floor"),
+            helper.make_node("Cast", ["b_floor"], ["b_q"], name="bias_cast", to=TensorProto.INT32),
+            helper.make_node("Reshape", ["b_q", "bias_shape"], ["b_q4"], name="bias_reshape"),
+            helper.make_node("Add", ["ci", "b_q4"], ["ci_b"], name="bias_add"),
+            helper.make_node("Cast", ["ci_b"], ["ci_f"], name="cast", to=TensorProto.FLOAT),
+            helper.make_node("Mul", ["ci_f", "scales"], ["c"], name="rescale"),
+        ]
+        inits += [init("b", b), init("bias_shape", np.array([1, -1, 1, 1], np.int64))]
+    else:
+        x_scale = np.float32(4.0 / 255)
+        b_q = np.round(b / (x_scale * w_scale)).astype(np.int32).reshape(1, 4, 1, 1)
+        nodes = [
+            helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["xq"], name="quant"),
+            helper.make_node("ConvInteger", ["xq", "wq", "x_zero", "w_zero"], ["ci"], name="conv_quant", **conv_attrs),
+            helper.make_node("Add", ["b_q", "ci"], ["ci_b"], name="bias_add"),
+            helper.make_node("Cast", ["ci_b"], ["ci_f"], name="cast", to=TensorProto.FLOAT),
+            helper.make_node("Mul", ["ci_f", "rescale_scale"], ["c"], name="rescale"),
+        ]
+        inits += [init("x_scale", np.array(x_scale)), init("x_zero", np.array(128, np.uint8)), init("b_q", b_q),
+                  init("rescale_scale", np.array(x_scale * w_scale, np.float32))]
+    nodes.append(helper.make_node("Relu", ["c"], ["y"], name="relu"))
+    io = ([tensor_input("x", [1, 3, 8, 8])], [tensor_input("y", [1, 4, 8, 8])])
+    quantized_model = make_model(nodes, *io, inits, opset=13)
+    float_model = make_model([helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", **conv_attrs),
+                              helper.make_node("Relu", ["c"], ["y"], name="relu")],
+                             *io, [init("w", w), init("b", b)], opset=13)
+    return quantized_model, float_model
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["constant-bias", "bias-quantized-at-run-time"])
+def test_convinteger_with_an_int32_bias_add_comes_back_as_conv_plus_bias(dynamic):
+    quantized_model, float_model = _conv_integer_with_int32_bias(dynamic)
+    onnx.checker.check_model(quantized_model, full_check=True)
+    result = run_pass(Dequantize, quantized_model, unsafe=True)
+    assert result.modified, result.notes
+    assert not [note for note in result.notes if "left as is" in note]
+    assert not set(ops(result.model)) & HANDLED and ops(result.model)["Conv"] == 1
+    onnx.checker.check_model(result.model, full_check=True)
+    assert not [f for f in check(result.model, "Ascend310P3").findings if f.severity.name == "ERROR"]
+    feeds = {"x": np.random.default_rng(8).uniform(-2, 2, (1, 3, 8, 8)).astype(np.float32)}
+    dequantized = run(result.model, feeds)
+    assert cosine(run(quantized_model, feeds), dequantized) > 0.999
+    # the bias is there: the float Conv with its bias, not without it
+    assert cosine(run(float_model, feeds), dequantized) > 0.999
+    assert np.abs(run(float_model, feeds) - dequantized).max() < 0.05
+
+
+def test_matmulinteger_with_an_int32_bias_add_comes_back_as_matmul_plus_bias():
+    """SparseML's MatMul export: QuantizeLinear -> MatMulInteger -> Add(int32 bias) -> Cast -> Mul(rescale)."""
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal((8, 4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    x_scale, w_scale = np.float32(4.0 / 255), np.float32(np.abs(w).max() / 127)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["xq"], name="quant"),
+        helper.make_node("MatMulInteger", ["xq", "wq", "x_zero", "w_zero"], ["mi"], name="matmul_quant"),
+        helper.make_node("Add", ["mi", "b_q"], ["mi_b"], name="bias_add"),
+        helper.make_node("Cast", ["mi_b"], ["mi_f"], name="cast", to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["mi_f", "rescale_scale"], ["y"], name="rescale"),
+    ]
+    inits = [init("x_scale", np.array(x_scale)), init("x_zero", np.array(128, np.uint8)),
+             init("wq", (np.round(w / w_scale) + 128).astype(np.uint8)), init("w_zero", np.array(128, np.uint8)),
+             init("b_q", np.round(b / (x_scale * w_scale)).astype(np.int32)),
+             init("rescale_scale", np.array(x_scale * w_scale, np.float32))]
+    model = make_model(nodes, [tensor_input("x", [2, 8])], [tensor_input("y", [2, 4])], inits, opset=13)
+    result = run_pass(Dequantize, model, unsafe=True)
+    assert result.modified, result.notes
+    assert not set(ops(result.model)) & HANDLED and ops(result.model)["MatMul"] == 1
+    x = rng.uniform(-2, 2, (2, 8)).astype(np.float32)
+    dequantized = run(result.model, {"x": x})
+    assert np.abs(dequantized - (x @ w + b)).max() < 0.1
+    assert cosine(run(model, {"x": x}), dequantized) > 0.999

@@ -44,7 +44,7 @@ CLOSED = {
                  "partitioned-call-member", "check-supported-rejects", "input-shape-required",
                  "negative-indices-rejected", "last-axis-step-one", "pad-value-zero", "hand-fixed-practice",
                  "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened", "training-only-attr",
-                 "fusion-pass"},
+                 "fusion-pass", "infer-shape-check"},
         "severity": {"error", "warning", "info"},
     },
 }

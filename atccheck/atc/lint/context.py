@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Any
 from atccheck.atc.facts import PARSER_SOURCE, FlagInfo, valid_soc_names
 from atccheck.atc.lint.parse import Occurrence, ParsedCommand
 from atccheck.findings import Finding, Location, Severity
-from atccheck.model.input_shape import Problem, ShapeEntry, check_names_and_ranks, model_inputs, parse_input_shape
+from atccheck.model.input_shape import (
+    Problem,
+    ShapeEntry,
+    check_fixed_dims,
+    check_names_and_ranks,
+    model_inputs,
+    parse_input_shape,
+)
 from atccheck.target import known_invalid_soc
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -151,7 +158,7 @@ def read_input_shape(cmd: ParsedCommand, model: onnx.ModelProto | None) -> Shape
     if not occurrence.has_expansion:
         value = occurrence.value.strip('"')
         entries, syntax = parse_input_shape(value)
-        names = check_names_and_ranks(entries, model) if model is not None else []
+        names = (check_names_and_ranks(entries, model) or check_fixed_dims(entries, model)) if model is not None else []
         settled = model is None or not (syntax or names)
         return ShapeReading(occurrence, value, tuple(entries), tuple(syntax), tuple(names), settled)
     if model is None:

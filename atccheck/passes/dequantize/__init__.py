@@ -45,7 +45,9 @@ class Dequantize(FixPass):
       on float values; int32 biases are scaled into float. QAttention becomes the float
       ``com.microsoft`` Attention (which a decompose pass rewrites into standard ops).
     - DynamicQuantizeLinear -> MatMulInteger/ConvInteger -> Cast -> Mul (onnxruntime's dynamic
-      quantization) becomes MatMul/Conv on the float input with dequantized weights;
+      quantization) becomes MatMul/Conv on the float input with dequantized weights; an int32
+      bias Add between the integer op and the Cast (SparseML's exporter, onnxruntime's early
+      quantizer) becomes an Add of the float bias after it;
       DynamicQuantizeMatMul, MatMulIntegerToFloat and DynamicQuantizeLSTM become MatMul(+Add)
       and LSTM.
     - A DequantizeLinear of a run-time integer tensor (an int8 graph input) becomes exact float

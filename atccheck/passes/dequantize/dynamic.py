@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atccheck.passes.dequantize.nodes import attr, make_node
-from atccheck.passes.dequantize.ops import LSTM_ATTRS
+from atccheck.passes.dequantize.ops import LSTM_ATTRS, MOVERS
 from atccheck.passes.dequantize.walk import Walk
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -16,10 +16,21 @@ class DynamicOps(Walk):
     """Dynamic quantization."""
 
     def _integer_product(self, node: "onnx.NodeProto", op: str) -> bool | str:
-        """MatMulInteger/ConvInteger -> Cast(float) -> Mul(scale_a * scale_b): the float op on float values."""
+        """MatMulInteger/ConvInteger [-> Add(int32 bias)] -> Cast(float) -> Mul(scale_a * scale_b): the float op on
+        float values, plus the bias times the same scales.
+
+        The int32 bias Add is what SparseML's exporter and onnxruntime's early quantizer write after the
+        integer op (a constant bias, or one quantized at run time by Div, Floor, Cast)."""
         users = self.users.get(node.output[0], [])
+        bias_add, bias = None, ""
+        if len(users) == 1 and users[0].op_type == "Add" and not users[0].domain and len(users[0].input) == 2:
+            bias_add = users[0]
+            bias = bias_add.input[1] if bias_add.input[0] == node.output[0] else bias_add.input[0]
+            if getattr(self.producer.get(bias), "op_type", None) in ("ConvInteger", "MatMulInteger"):
+                return "its int32 result is added to another integer product"
+            users = self.users.get(bias_add.output[0], [])
         if len(users) != 1 or users[0].op_type != "Cast" or attr(users[0], "to", 0) != 1:
-            return "its int32 result is not only cast to float"
+            return "its int32 result is not only cast to float" + (" after the bias Add" if bias_add else "")
         cast = users[0]
         muls = self.users.get(cast.output[0], [])
         if len(muls) != 1 or muls[0].op_type != "Mul":
@@ -39,12 +50,75 @@ class DynamicOps(Walk):
             fb = self.float_of(b, b_scale, b_zero, axis=0 if op == "Conv" else -1)
         if fa is None or fb is None:
             return "an operand is not a dynamically quantized activation or a constant"
-        new = make_node(op, [fa, fb], [mul.output[0]])
+        product = self.fresh(mul.output[0]) if bias_add is not None else mul.output[0]
+        new = make_node(op, [fa, fb], [product])
         if op == "Conv":
             new.attribute.extend(node.attribute)
         self.out.append(new)
+        if bias_add is not None:
+            # written where the Mul was: the bias and the scale product may be computed after the integer op
+            emitted = len(self.out)
+            self.emit("Add", [product, self._scaled_integer_bias(bias, scale_of_product)], [mul.output[0]])
+            self.deferred[id(mul)] = self.out[emitted:]
+            del self.out[emitted:]
+            self.replaced.add(id(bias_add))
         self.replaced.update({id(cast), id(mul)})
         return True
+
+    def _scaled_integer_bias(self, bias: str, scale: str) -> str:
+        """The float value of an int32 bias added to the integer product (``Cast(bias) * scale``).
+
+        A constant bias is folded. A bias quantized at run time, ``Cast(Floor(Div(b, scale)))`` and ops that only move
+        elements, stands for ``b``, moved the same way: the float bias comes back and the rounding step goes, as
+        everywhere in this pass (and the dynamic scales it read are no longer needed). Anything else stays as exact
+        run-time arithmetic."""
+        import numpy as np
+
+        if bias in self.consts and scale in self.consts:
+            value = self.consts[bias].astype(np.float32) * self.consts[scale].astype(np.float32)
+            return self.const(bias, value.astype(np.float32))
+        recovered = self._bias_quantized_at_run_time(bias, scale)
+        if recovered is not None:
+            return recovered
+        if bias in self.consts:
+            as_float = self.const(bias, self.consts[bias].astype(np.float32))
+        else:
+            as_float = self.fresh(bias)
+            self.emit("Cast", [self.value(bias)], [as_float], to=1)
+        scaled = self.fresh(bias)
+        self.emit("Mul", [as_float, self.value(scale)], [scaled])
+        return scaled
+
+    def _bias_quantized_at_run_time(self, bias: str, scale: str) -> str | None:
+        """``b`` (moved as ``bias`` is) when ``bias`` = movers(Cast(Floor|Round(Div(b, scale)))), else None."""
+        movers = []
+        node = self.producer.get(bias)
+        while node is not None and node.op_type in MOVERS and not node.domain and node.input:
+            movers.append(node)
+            node = self.producer.get(node.input[0])
+        if node is None or node.op_type != "Cast":
+            return None
+        node = self.producer.get(node.input[0])
+        if node is not None and node.op_type in ("Floor", "Round", "Ceil"):
+            node = self.producer.get(node.input[0])
+        if node is None or node.op_type != "Div" or not self._same_product(node.input[1], scale):
+            return None
+        current = self.value(node.input[0])
+        for mover in reversed(movers):
+            moved = self.fresh(mover.output[0])
+            copy = make_node(mover.op_type, [current, *(self.value(i) for i in mover.input[1:])], [moved])
+            copy.attribute.extend(mover.attribute)
+            self.out.append(copy)
+            current = moved
+        return current
+
+    def _same_product(self, one: str, other: str) -> bool:
+        """``one`` and ``other`` are the same value, or Mul of the same two values."""
+        if one == other:
+            return True
+        a, b = self.producer.get(one), self.producer.get(other)
+        return a is not None and b is not None and a.op_type == b.op_type == "Mul" \
+            and sorted(a.input) == sorted(b.input)
 
     def _dynamic_product(self, product: str, a: str, b: str) -> bool:
         """``product`` is Mul of the scales DynamicQuantizeLinear gave ``a`` and ``b``."""

@@ -26,6 +26,7 @@ class Walk:
     rename: dict[str, str] = field(default_factory=dict)
     out: list = field(default_factory=list)
     replaced: set[int] = field(default_factory=set)  # ids of nodes a rewrite took over
+    deferred: dict[int, list] = field(default_factory=dict)  # id of a replaced node -> nodes written in its place
     counts: dict[str, int] = field(default_factory=dict)
     # integer output of a rewritten QOperator op -> its (scale, zero point): what requantizes a graph output
     out_params: dict[str, tuple[str, str | None]] = field(default_factory=dict)
@@ -53,6 +54,7 @@ class Walk:
         self.names = Names(self.model)
         for node in list(graph.node):
             if id(node) in self.replaced:
+                self.out.extend(self.deferred.pop(id(node), []))
                 continue
             handler = self._handler(node)
             left = handler(node) if handler is not None else False
