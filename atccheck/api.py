@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
     from atccheck.fixing.pipeline import fix
+    from atccheck.precision.preflight import NumericsRequest
 
 __all__ = ["check", "fix"]
 
@@ -37,8 +38,14 @@ def check(
     dynamic_batch: "str | Sequence[int] | None" = None,
     dynamic_image_size: "str | Sequence[Sequence[int]] | None" = None,
     dynamic_dims: "str | Sequence[Sequence[int]] | None" = None,
+    numerics: "bool | NumericsRequest" = False,
 ) -> Report:
     """Check a model (path or ModelProto) for one chip; never reads external weights.
+
+    ``numerics`` (True, or a :class:`atccheck.precision.preflight.NumericsRequest` naming an
+    ``.npz`` of inputs) adds the precision preflight: it reads the weights, runs onnxruntime on
+    the model as the precision mode rounds it, and lets float16-overflow and
+    float16-precision-loss report (``report.numerics``).
 
     A gear option (at most one, the values as ``atc-cmd`` takes them) checks the model as ATC
     builds it: one static graph per gear, -1 in ``input_shapes`` marking the gear axes.
@@ -50,8 +57,15 @@ def check(
     from atccheck.gears import check_geared, prepare_gears
 
     target = resolve_target(soc, cann, precision_mode)
-    options = {"device_memory": device_memory} if device_memory else None
+    options: dict[str, object] | None = {"device_memory": device_memory} if device_memory else None
     gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
+    if numerics:
+        from atccheck.errors import UsageError
+        from atccheck.precision.preflight import NumericsRequest
+
+        if gears is not None:
+            raise UsageError("--numerics simulates one static model: give --input-shape instead of a gear option")
+        options = {**(options or {}), "numerics": numerics if isinstance(numerics, NumericsRequest) else NumericsRequest()}
     if gears is not None:
         return check_geared(prepare_gears(model, gears, input_shapes), target, select=select, ignore=ignore,
                             options=options)

@@ -45,6 +45,8 @@ class CheckContext:
         self.graph = graph or GraphIndex(loaded.model)
         self.folded_values = folded_values or {}  # values constant folding computed (model/folding.py)
         self.registry: RegistryView = tables.registry(target.profile.id)
+        # The precision preflight (atccheck.precision), run before the rules when options ask for it.
+        self.numerics: Any = None
 
     # ---- opsets and domains
 

@@ -235,6 +235,12 @@ def check_prepared(
     ignore: Iterable[str] | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> Report:
+    """Check a prepared model for one target.
+
+    ``options["numerics"]``, when given, is called with the context before the rules run (the
+    precision preflight, :class:`atccheck.precision.NumericsRequest`); what it returns is
+    ``ctx.numerics`` and the report's ``numerics``. The engine never imports it.
+    """
     tbl = tbl or tables()
     ctx = CheckContext(
         prepared.loaded,
@@ -249,6 +255,9 @@ def check_prepared(
     select = list(select or ())
     ignore = list(ignore or ())
     rules = [r for r in all_rules() if rule_selected(r, select, ignore)]
+    preflight = ctx.options.get("numerics")
+    if preflight is not None:  # the precision preflight (atccheck.precision): its rules read ctx.numerics
+        ctx.numerics = preflight(ctx)
     findings = run_rules(ctx, rules)
     report = Report(
         model=prepared.loaded.display_name,
@@ -259,6 +268,7 @@ def check_prepared(
         opset_imports=dict(ctx.opset_imports),
         input_shapes=dict(prepared.input_shapes),
         context=ctx,
+        numerics=ctx.numerics,
     )
     from atccheck.atc.command import command_for_report
 

@@ -12,6 +12,7 @@ from atccheck.target import Target
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.atc.command import AtcCommand
     from atccheck.context import CheckContext
+    from atccheck.precision.analysis import NumericsResult
 
 SCHEMA_VERSION = 1
 FAIL_ON = ("error", "warning", "info", "never")
@@ -64,6 +65,8 @@ class Report:
     # The atc command for this model and target (the generator `atc-cmd` and `fix` use), or
     # None when ATC would reject every command (symbolic inputs on a chip without dynamic shape).
     atc_command: "AtcCommand | None" = field(default=None, compare=False)
+    # The precision preflight (check --numerics), or None when it was not asked for.
+    numerics: "NumericsResult | None" = field(default=None, compare=False)
 
     def counts(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Severity}
@@ -97,6 +100,7 @@ class Report:
             input_shapes=dict(self.input_shapes),
             context=self.context,
             atc_command=self.atc_command,
+            numerics=self.numerics,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -115,4 +119,5 @@ class Report:
             "shapes": self.shapes.to_dict(),
             "findings": [f.to_dict() for f in self.findings],
             "atc_command": self.atc_command.to_dict() if self.atc_command is not None else None,
+            **({"numerics": self.numerics.to_dict()} if self.numerics is not None else {}),
         }

@@ -1359,6 +1359,59 @@ def fusion_pass_facts(registry_entries: list[dict]) -> list[dict]:
     return facts
 
 
+# --------------------------------------------------------------------------- precision modes (the precision preflight)
+
+# precision.json, read by the precision preflight (atccheck/precision/, docs/numerics.md), from the
+# curated topics precision_modes (each mode's dtype strategy, from GE's fusion engine),
+# precision_reduce (the per-family white and black lists, written by
+# tools/extract_precision_reduce.py) and precision_fusions, checked against atc_options.json.
+PRECISION_STRATEGIES = ("force-low", "prefer-origin", "mixed", "origin", "force-fp32", "hif8")
+
+
+def build_precision(reference: Path) -> tuple[list[dict], dict]:
+    """precision.json: one entry per kernel family's lists; the modes and the rest as extras."""
+    modes_doc, lists_doc = curated_doc("precision_modes"), curated_doc("precision_reduce")
+    modes, fusions = curated("precision_modes"), curated("precision_fusions")
+    for fusion in fusions:
+        if len(fusion["onnx"]) != 2:
+            raise SystemExit(f"build_op_tables: fusion {fusion['name']} needs two ONNX ops")
+    options = {p["name"]: p for p in load(reference, "atc_options.json")["parameters"]}
+    for option in ("--precision_mode", "--precision_mode_v2"):
+        documented = set(options[option]["allowed_values"])
+        listed = {m["mode"] for m in modes if m["option"] == option}
+        if documented != listed:
+            raise SystemExit(f"build_op_tables: curated precision modes of {option} differ from atc_options.json: "
+                             f"{sorted(documented ^ listed)}")
+    for mode in modes:
+        if mode["strategy"] not in PRECISION_STRATEGIES or mode["strategy"] not in modes_doc["strategies"]:
+            raise SystemExit(f"build_op_tables: precision mode {mode['mode']} has strategy {mode['strategy']!r}")
+        if mode["low"] not in (None, "float16", "bfloat16"):
+            raise SystemExit(f"build_op_tables: precision mode {mode['mode']} has low dtype {mode['low']!r}")
+    if modes_doc["default"]["mode"] not in options["--precision_mode"]["default"]:
+        raise SystemExit("build_op_tables: the curated default precision mode is not atc_options.json's")
+    lists = lists_doc["entries"]
+    for release in {e["release"] for e in lists}:
+        missing = set(KERNEL_FAMILIES[release]) - {e["family"] for e in lists if e["release"] == release}
+        if missing:
+            raise SystemExit(f"build_op_tables: precision_reduce.json lacks kernel families {sorted(missing)}")
+    entries = []
+    for item in sorted(lists, key=lambda e: (e["release"], e["family"])):
+        if set(item["white"]) & set(item["black"]):
+            raise SystemExit(f"build_op_tables: {item['family']}: ops on both precision lists")
+        entries.append({"release": item["release"], "family": item["family"], "white": sorted(item["white"]),
+                        "black": sorted(item["black"]), "gray_count": item["gray"], "source": item["source"]})
+    extra = {
+        "strategies": modes_doc["strategies"],
+        "modes": [{k: v for k, v in m.items() if k != "source"} for m in modes],
+        "modes_source": modes_doc["source"],
+        **{key: modes_doc[key] for key in ("default", "keep_dtype", "dtype_sensitive", "engine", "bf16_modes_need")},
+        "cube_ops": lists_doc["cube_ops"],
+        "fusions": fusions,
+        "flag_meaning": lists_doc["flag_meaning"],
+    }
+    return entries, extra
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -1451,6 +1504,13 @@ def build(reference: Path) -> dict[str, str]:
         "AIPP files (--insert_op_conf): their schema, GE's and the AIPP kernel's checks, value ranges, channel "
         "counts, documented color conversions and the image formats per chip.",
         [], reference, aipp_entries, **aipp_extra)
+    precision_entries, precision_extra = build_precision(reference)
+    docs["precision.json"] = table(
+        "atccheck.precision/1",
+        "What each --precision_mode / --precision_mode_v2 value does to an AI Core op's compute dtype, the "
+        "precision_reduce white and black lists per kernel family (other ops are gray), the cube ops, and the "
+        "fusions that round once for two ops.",
+        ["atc_options.json"], reference, precision_entries, **precision_extra)
     file_entries, file_extra = build_command_files()
     docs["command_files.json"] = table(
         "atccheck.command_files/1",

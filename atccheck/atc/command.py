@@ -305,6 +305,7 @@ def build_command(
     output: str | None = None,
     precision_mode: str | None = None,
     cann: str = DEFAULT_PROFILE,
+    keep_dtype: str | None = None,
 ) -> AtcCommand:
     """The ``atc`` command converting ``model`` (stored at ``model_path``) for ``soc``.
 
@@ -351,6 +352,8 @@ def build_command(
     if gears is not None:
         argv.append(f"{gears.option}={gears.text()}")
     argv.extend(_precision_args(precision_mode, soc_info, profile, tbl))
+    if keep_dtype:  # the nodes to keep in float32 (the precision preflight's keep list)
+        argv.append(f"--keep_dtype={keep_dtype}")
     external = _external_data_note(model, model_path)
     if external:
         notes.append(external)
@@ -370,7 +373,10 @@ def command_for_report(report: "Report", gears: Gears | None = None) -> AtcComma
     ctx = report.context
     if ctx is None:
         return None
-    extra = {GEAR_KEYWORDS[gears.option]: gears.text()} if gears is not None else {}
+    extra: dict[str, Any] = {GEAR_KEYWORDS[gears.option]: gears.text()} if gears is not None else {}
+    keep_file = _keep_dtype_file(report)
+    if keep_file:
+        extra["keep_dtype"] = keep_file
     try:
         return build_command(
             ctx.model,
@@ -383,3 +389,14 @@ def command_for_report(report: "Report", gears: Gears | None = None) -> AtcComma
         )
     except AtcCheckError:
         return None
+
+
+def _keep_dtype_file(report: "Report") -> str | None:
+    """The --keep_dtype file of a check --numerics run: named when the preflight found a keep list that
+    brings the outputs back and the caller writes it (--keep-dtype-out)."""
+    result = report.numerics
+    request = report.context.options.get("numerics") if report.context is not None else None
+    out = getattr(request, "keep_dtype_out", None)
+    if result is None or not out or result.keep is None or not result.keep.nodes or not result.keep.restored:
+        return None
+    return str(out)

@@ -111,9 +111,17 @@ def exit_code(reports: Sequence["Report"], unchecked: Sequence[Any], fail_on: st
               help='Image-size gears, as atc --dynamic_image_size: "224,224;448,448".')
 @click.option("--dynamic-dims", metavar='"D,..;D,.."',
               help="Gears for every -1 of --input-shape in order, as atc --dynamic_dims.")
+@click.option("--numerics", is_flag=True,
+              help="Also simulate --precision-mode's float16/bfloat16 compute with onnxruntime (reads the weights): "
+                   "float16-overflow, float16-precision-loss and the --keep_dtype list that restores the outputs.")
+@click.option("--inputs", "numerics_inputs", type=click.Path(dir_okay=False, path_type=str), metavar="SAMPLE.npz",
+              help="With --numerics: arrays keyed by input name, simulated besides seeded random inputs.")
+@click.option("--keep-dtype-out", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+              help="With --numerics: write the --keep_dtype list (node names, one a line) to FILE; the atc command "
+                   "names it.")
 @error_boundary
 def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_file, verbose, dynamic_batch,
-                  dynamic_image_size, dynamic_dims, **params):
+                  dynamic_image_size, dynamic_dims, numerics, numerics_inputs, keep_dtype_out, **params):
     """Check MODELS (.onnx files, or folders searched for them) for ATC conversion to each --soc.
 
     Loads each graph once without reading external weights, infers shapes, and checks every
@@ -162,15 +170,19 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     from atccheck.fileio import refuse_overwriting_inputs
 
     refuse_overwriting_inputs(
-        [*(("-o", out) for _, out in destinations), ("--write-baseline", write_baseline_file)],
+        [*(("-o", out) for _, out in destinations), ("--write-baseline", write_baseline_file),
+         ("--keep-dtype-out", keep_dtype_out)],
         paths,
-        [("--baseline", baseline_file), ("--config", settings.config_path)],
+        [("--baseline", baseline_file), ("--config", settings.config_path), ("--inputs", numerics_inputs)],
     )
     workers = (os.cpu_count() or 1) if jobs == 0 else jobs
     # The loaded graph is kept for one model only: atc-precheck, the one format that reads it,
     # refuses more than one report anyway.
     keep_context = len(paths) == 1
-    options = {"device_memory": settings.device_memory} if settings.device_memory else None
+    options: dict[str, Any] | None = {"device_memory": settings.device_memory} if settings.device_memory else None
+    if numerics or numerics_inputs or keep_dtype_out:
+        options = {**(options or {}), "numerics": _numerics_request(numerics, numerics_inputs, keep_dtype_out, paths,
+                                                                    targets, gears)}
     with progress_bar(len(paths)) as advance:
         result = check_models(
             paths,
@@ -229,6 +241,8 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
 
     from atccheck.emit._grouping import one_line
 
+    if keep_dtype_out:
+        _write_keep_list(reports, keep_dtype_out)
     for item in unchecked:
         click.echo(f"atccheck: error: {one_line(f'{item.path}: {item.problem}')}", err=True)
     if outcome is not None:
@@ -241,3 +255,42 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         total = sum(len(r.findings) for r in reports)
         click.echo(f"atccheck: wrote baseline {write_baseline_file} with {total} finding{'s' if total != 1 else ''}", err=True)
     sys.exit(exit_code(reports, unchecked, settings.fail_on, bool(write_baseline_file)))
+
+
+def _numerics_request(numerics: bool, inputs: str | None, keep_out: str | None, paths: Sequence[str],
+                      targets: Sequence[Any], gears: Any) -> Any:
+    from atccheck.errors import UsageError
+    from atccheck.precision.preflight import NumericsRequest
+
+    if not numerics:
+        given = "--inputs" if inputs else "--keep-dtype-out"
+        raise UsageError(f"{given} belongs to --numerics (the precision preflight); add --numerics")
+    if keep_out and (len(paths) != 1 or len(targets) != 1):
+        raise UsageError("--keep-dtype-out writes the keep list of one model for one --soc")
+    if gears is not None:
+        raise UsageError("--numerics simulates one static model: give --input-shape instead of a gear option")
+    return NumericsRequest(inputs=inputs, keep_dtype_out=keep_out)
+
+
+def _write_keep_list(reports: Sequence["Report"], path: str) -> None:
+    """Write the --keep_dtype file the preflight found, or say why there is none."""
+    from atccheck.cli.options import write_output
+    from atccheck.errors import UsageError
+    from atccheck.precision.preflight import keep_file_text
+
+    result = reports[0].numerics if reports else None
+    if result is None or result.keep is None or not result.keep.nodes:
+        why = (result.error or result.keep_note) if result is not None else None
+        why = why or "the outputs stay within the thresholds"
+        click.echo(f"atccheck: no --keep_dtype list written to {path}: {why}", err=True)
+        return
+    if not result.keep.restored:
+        click.echo(f"atccheck: no --keep_dtype list written to {path}: no list restores the outputs "
+                   f"({result.keep.note})", err=True)
+        return
+    try:
+        write_output(keep_file_text(result.keep.nodes), path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    click.echo(f"atccheck: wrote --keep_dtype list {path} ({len(result.keep.nodes)} node"
+               f"{'s' if len(result.keep.nodes) != 1 else ''})", err=True)

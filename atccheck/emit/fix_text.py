@@ -117,10 +117,17 @@ def render(outcome: "FixOutcome", color: bool = False) -> str:
     if v.original_checker:
         lines.append(f"  note: onnx.checker already rejects the input model: {v.original_checker}")
 
+    if outcome.numerics is not None:
+        from atccheck.emit.text import numerics_lines
+
+        lines.append("")
+        lines.extend(numerics_lines(outcome.numerics))
     lines.append("")
     if outcome.written:
         extra = f" (weights in {outcome.external_data})" if outcome.external_data else ""
         lines.append(f"written: {outcome.output}{extra}")
+    if outcome.keep_dtype_file:
+        lines.append(f"written: {outcome.keep_dtype_file} (the --keep_dtype list)")
     if outcome.atc_command is not None:
         lines.append(_style("atc command:", color, bold=True))
         lines.append(f"  {outcome.atc_command.line}")

@@ -426,8 +426,66 @@ def _target_section(report: Report, facts: ModelFacts, fail_on: str, hops: int, 
     else:
         body.append('<p class="none-shown muted" hidden>No finding matches the filters.</p>')
     body.extend(finding_section(g, facts, hops) for g in groups)
+    body.append(_numerics_block(report.numerics))
     body.append("</section>")
     return "".join(body)
+
+
+def _numerics_block(result: Any, causes: bool = False, keep_file: Any = None) -> str:
+    """The precision preflight (check --numerics, fix): each output's error before and after the keep
+    list; with ``causes`` (fix, whose findings do not hold the float16 rules) the nodes where it starts."""
+    if result is None:
+        return ""
+    head = f"<h3>Precision preflight: {esc(result.mode)}</h3>"
+    if result.error is not None:
+        return f'{head}<p class="muted">Not run: {esc(result.error)}</p>'
+    keep = result.keep
+    alt = result.alternative
+    cols = ["output", "float32 vs " + esc(result.mode)]
+    if keep is not None:
+        cols.append(f"with --keep_dtype ({_plural(len(keep.nodes), 'node')})")
+    if alt is not None:
+        cols.append(esc(alt.mode))
+    after = {e.name: e for e in keep.after} if keep is not None else {}
+    alternative = {e.name: e for e in alt.outputs} if alt is not None else {}
+    rows = []
+    for error in result.before:
+        cells = [f"<code>{esc(error.name)}</code>", _error_cell(error)]
+        if keep is not None:
+            cells.append(_error_cell(after.get(error.name)))
+        if alt is not None:
+            cells.append(_error_cell(alternative.get(error.name)))
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    table = ("<table><tr>" + "".join(f"<th>{c}</th>" for c in cols) + "</tr>" + "".join(rows) + "</table>")
+    notes = [f"<p class='muted'>{result.lowered} of {_plural(result.nodes, 'float node')} computed below float32; "
+             f"inputs: {esc('; '.join(result.inputs))}. An output passes at relative error &le; 1e-2 and cosine "
+             "&ge; 0.999 (docs/numerics.md).</p>"]
+    if keep is not None:
+        state = "restores the outputs" if keep.restored else f"does not restore the outputs ({keep.note})"
+        names = ", ".join(f"<code>{esc(n)}</code>" for n in keep.nodes) or "none"
+        notes.append(f"<p>--keep_dtype list: {names}: {esc(state)} ({_plural(keep.simulations, 'simulation')}).</p>")
+    elif result.keep_note and not result.ok:
+        notes.append(f"<p class='muted'>{esc(result.keep_note)}</p>")
+    if keep_file is not None:
+        notes.append(f"<p>Written: <code>{esc(keep_file)}</code> (the --keep_dtype list).</p>")
+    if causes and result.causes:
+        items = "".join(f"<li><code>{esc(c.node.name)}</code> ({esc(c.node.op_type)}, computes in "
+                        f"{esc(c.node.inputs)}): {_cause_text(c)}</li>" for c in result.causes)
+        notes.insert(0, f"<p>Where it starts:</p><ul>{items}</ul>")
+    return head + table + "".join(notes)
+
+
+def _cause_text(cause: Any) -> str:
+    if cause.kind == "overflow":
+        return esc(f"float16-overflow: {cause.largest_at} reaches {cause.largest:.4g} in float32, beyond {cause.limit:g}")
+    return esc(f"float16-precision-loss: relative error {cause.error_out:.3g} from inputs within {cause.error_in:.3g}")
+
+
+def _error_cell(error: Any) -> str:
+    if error is None:
+        return ""
+    mark = "" if error.ok else ' <span class="badge warning">beyond</span>'
+    return esc(error.describe()) + mark
 
 
 def _model_page_body(reports: Sequence[Report], facts: ModelFacts, fail_on: str, hops: int, ids: _Ids,
@@ -662,6 +720,7 @@ def render_fix(outcome: "FixOutcome", *, hops: int = HOPS, steps: FixSteps | Non
         body.append("<h3>atc command for the written model</h3>" + _command_block(outcome.atc_command, ids))
     elif outcome.atc_command_error:
         body.append(f"<p class='muted'>No atc command: {esc(outcome.atc_command_error)}</p>")
+    body.append(_numerics_block(outcome.numerics, causes=True, keep_file=outcome.keep_dtype_file))
     body.append("</header>")
 
     shown = [p for p in outcome.passes if not (p.status is PassStatus.SKIPPED and p.reason == "no finding calls for it")]

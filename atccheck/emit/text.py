@@ -18,6 +18,7 @@ from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.baseline import BaselineOutcome
+    from atccheck.precision.analysis import NumericsResult
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 # A rule with a model-level finding and more per-node message groups than this is shown collapsed.
@@ -60,6 +61,7 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
                 lines.extend(_render_group(group, color=color, verbose=verbose))
     lines.append("")
     lines.extend(_shape_lines(report))
+    lines.extend(numerics_lines(report.numerics))
     if report.atc_command is not None:
         lines.append(f"atc command: {report.atc_command.line}")
     counts = report.counts()
@@ -113,6 +115,37 @@ def _render_group(group: list[Finding], *, color: bool, verbose: bool) -> list[s
 
         out.append(f"    source: {tables().label_sources(first.source)}")
     return out
+
+
+def numerics_lines(result: "NumericsResult | None") -> list[str]:
+    """The precision preflight (check --numerics, fix): each output's error before and after the keep list."""
+    if result is None:
+        return []
+    head = f"precision preflight ({result.mode}"
+    if result.error is not None:
+        return [f"{head}): not run: {one_line(result.error)}"]
+    assumed = f", {result.assumed} with kernel dtypes assumed" if result.assumed else ""
+    lines = [f"{head}; {'; '.join(result.inputs)}): {result.lowered} of {_plural(result.nodes, 'float node')} "
+             f"computed below float32{assumed}"]
+    after = {e.name: e for e in result.keep.after} if result.keep is not None else {}
+    kept = len(result.keep.nodes) if result.keep is not None else 0
+    for error in result.before:
+        line = f"  output {error.name}: {error.describe()}{'' if error.ok else ' (beyond the threshold)'}"
+        if error.name in after:
+            line += f" -> with --keep_dtype ({_plural(kept, 'node')}): {after[error.name].describe()}"
+        lines.append(line)
+    if result.keep is not None:
+        state = "restores the outputs" if result.keep.restored else f"does not restore the outputs ({result.keep.note})"
+        shown = ", ".join(result.keep.nodes) or "none"
+        lines.append(f"  keep_dtype: {shown}: {state} ({_plural(result.keep.simulations, 'simulation')}, "
+                     f"{result.keep.seconds:.2f} s)")
+    elif result.keep_note and not result.ok:
+        lines.append(f"  keep_dtype: {result.keep_note}")
+    if result.alternative is not None:
+        alt = result.alternative
+        lines.append(f"  {alt.mode}: " + "; ".join(f"{e.name} {e.describe()}" for e in alt.outputs)
+                     + ("" if alt.ok else " (beyond the threshold)"))
+    return lines
 
 
 def _shape_lines(report: Report) -> list[str]:

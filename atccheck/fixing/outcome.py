@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from atccheck.atc.command import AtcCommand
     from atccheck.numerics import Comparison
+    from atccheck.precision.analysis import NumericsResult
 
 SCHEMA_VERSION = 1
 
@@ -159,6 +160,9 @@ class FixOutcome:
     seconds: float | None = None
     # why onnxruntime cannot load the written model (then it is not called fixed), or None
     runtime_error: str | None = None
+    # the precision preflight of the written model, and the --keep_dtype file written beside it
+    numerics: "NumericsResult | None" = None
+    keep_dtype_file: Path | None = None
 
     def fails(self) -> bool:
         """Whether an error-severity finding remains or onnxruntime cannot load the result (exit code 1)."""
@@ -199,6 +203,8 @@ class FixOutcome:
             "atc_command": self.atc_command.to_dict() if self.atc_command is not None else None,
             "atc_command_error": self.atc_command_error,
             "onnxruntime_load_error": self.runtime_error,
+            "numerics": self.numerics.to_dict() if self.numerics is not None else None,
+            "keep_dtype_file": str(self.keep_dtype_file) if self.keep_dtype_file is not None else None,
             "seconds": round(self.seconds, 3) if self.seconds is not None else None,
         }
 

@@ -49,6 +49,7 @@ from atccheck.errors import AtcCheckError, InputError
 from atccheck.findings import Finding, FixSuggestion
 from atccheck.fixing.outcome import (
     SCHEMA_VERSION,
+    UNVERIFIED,
     FixOutcome,
     PassOutcome,
     PassStatus,
@@ -60,7 +61,7 @@ from atccheck.fixing.output import Staging, default_output, inline_limit, resolv
 from atccheck.fixing.runtime import runtime_load_error
 from atccheck.fixing.state import State
 from atccheck.fixing.verifier import LoadCheck, Verifier, record_verdict, summarize
-from atccheck.model.loading import LoadedModel, graph_problem, load_model
+from atccheck.model.loading import LoadedModel, check_external_files, graph_problem, load_model, read_weights
 from atccheck.model.weights import weights_from
 from atccheck.passes.base import ORDER, FixPass, Note, PassContext
 from atccheck.report import Report
@@ -95,53 +96,6 @@ MAX_REVERTS = 2
 
 
 # --------------------------------------------------------------------------- loading
-
-
-def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.ModelProto") -> "onnx.ModelProto":
-    """The model with every external tensor read in (fix rewrites weights, so it needs them).
-
-    For a file, the loaded proto itself gets the weights; a caller's ModelProto is copied,
-    never changed. A missing or short data file is an InputError.
-    """
-    import onnx
-
-    display = loaded.display_name
-    if isinstance(source, onnx.ModelProto):
-        if loaded.external:
-            raise InputError(display, "the model keeps weights as external data; pass the model file so fix can read them")
-        model = onnx.ModelProto()
-        model.CopyFrom(source)
-        return model
-    model = loaded.model  # ours alone (parsed from the file): no copy of the weights needed
-    if loaded.external:
-        check_external_files(loaded)
-        try:
-            onnx.external_data_helper.load_external_data_for_model(model, str(loaded.base_dir or Path(".")))
-        except Exception as exc:
-            from atccheck.errors import one_line
-
-            raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
-    return model
-
-
-def check_external_files(loaded: LoadedModel) -> None:
-    """Every external data file the model names is there and long enough (an InputError if not)."""
-    display = loaded.display_name
-    if loaded.external:
-        base = loaded.base_dir or Path(".")
-        sizes: dict[str, int] = {}
-        for ext in loaded.external:
-            if ext.location not in sizes:
-                path = base / ext.location
-                try:
-                    sizes[ext.location] = path.stat().st_size
-                except OSError:
-                    raise InputError(display, f"external data file '{ext.location}' is missing (fix needs the weights; "
-                                              "check only reads the graph)") from None
-            if ext.end > sizes[ext.location]:
-                raise InputError(display, f"external data file '{ext.location}' is {sizes[ext.location]} bytes, too "
-                                          f"short for tensor '{ext.name}' (needs {ext.end}); it is truncated or not this "
-                                          "model's")
 
 
 def working_model(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.ModelProto") -> "onnx.ModelProto":
@@ -457,6 +411,7 @@ class FixRun:
     in_place: bool
     options: Mapping[str, Any]
     started: float
+    samples: "Mapping[str, np.ndarray] | None" = None  # the user's inputs (the precision preflight runs them too)
 
 
 @dataclass
@@ -487,6 +442,7 @@ def fix(
     passes: Sequence[type[FixPass]] | None = None,
     options: Mapping[str, Any] | None = None,
     on_step: "Callable[[PassOutcome, Report, Report], None] | None" = None,
+    numerics: bool = True,
 ) -> FixOutcome:
     """Fix a model for ``atc`` on one chip; see the module docstring for the pipeline.
 
@@ -504,7 +460,7 @@ def fix(
     prepared = prepare(model, soc, cann, input_shapes, inputs=inputs, output=output, in_place=in_place, write=write,
                        verify=verify, precision_mode=precision_mode, options=options)
     settled = run(prepared, _ordered(passes if passes is not None else all_passes()), unsafe_fixes, on_step)
-    return finish(prepared, settled, unsafe_fixes)
+    return finish(prepared, settled, unsafe_fixes, numerics=numerics)
 
 
 def prepare(
@@ -564,6 +520,7 @@ def prepare(
         verifier=Verifier(feed, verify, unavailable, weights=weights),
         staged=Staging(out, None if loaded.external else inline_limit(options), durable=in_place),
         load_check=LoadCheck(weights), verify=verify, in_place=in_place, options=dict(options or {}), started=started,
+        samples=samples,
     )
 
 
@@ -608,9 +565,10 @@ def run(
     return Settled(pipeline, before, start, final, reference, final_verdict)
 
 
-def finish(prepared: FixRun, settled: Settled, unsafe: bool) -> FixOutcome:
+def finish(prepared: FixRun, settled: Settled, unsafe: bool, numerics: bool = True) -> FixOutcome:
     """The outcome: what each pass did, how the result was verified, what remains and why; the model
-    written and loaded back as a user loads it; its atc command line."""
+    written and loaded back as a user loads it; the precision preflight of it (``numerics``), with the
+    --keep_dtype list written beside it; its atc command line."""
     from atccheck.engine import check_prepared, prepare as prepare_check
     from atccheck.model.files import approx_size
 
@@ -657,7 +615,13 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool) -> FixOutcome:
         runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
                           "of If/Loop that cannot take the --input-shape sizes, say)")
 
-    command, command_error = _atc_command(final_model, out if written else None, target)
+    preflight, keep_file = None, None
+    # not when onnxruntime could not run the original (nor in time): the simulation would fail the same way
+    if numerics and prepared.verify and written and out is not None and verification.status != UNVERIFIED:
+        from atccheck.precision.preflight import preflight_written  # the precision preflight of the written model
+
+        preflight, keep_file = preflight_written(final.report, final_model, out, prepared.samples)
+    command, command_error = _atc_command(final_model, out if written else None, target, keep_file)
     return FixOutcome(
         source=before.model,
         target=target,
@@ -676,6 +640,8 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool) -> FixOutcome:
         atc_command_error=command_error,
         seconds=time.perf_counter() - prepared.started,
         runtime_error=runtime_error,
+        numerics=preflight,
+        keep_dtype_file=keep_file,
     )
 
 
@@ -700,7 +666,8 @@ def _input_dims(model: "onnx.ModelProto") -> dict[str, list[int | str | None]]:
     return dims
 
 
-def _atc_command(model: "onnx.ModelProto", out: Path | None, target: Target) -> tuple["AtcCommand | None", str | None]:
+def _atc_command(model: "onnx.ModelProto", out: Path | None, target: Target,
+                 keep_dtype: Path | None = None) -> tuple["AtcCommand | None", str | None]:
     if out is None:
         return None, "no output file was written, so there is no model path for atc"
     try:
@@ -709,6 +676,6 @@ def _atc_command(model: "onnx.ModelProto", out: Path | None, target: Target) -> 
         return None, "the atc command generator is not available"
     try:
         return build_command(model, str(out), target.soc.name, precision_mode=target.precision_mode,
-                             cann=target.profile.id), None
+                             cann=target.profile.id, keep_dtype=str(keep_dtype) if keep_dtype else None), None
     except AtcCheckError as exc:
         return None, str(exc)

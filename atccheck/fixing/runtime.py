@@ -189,45 +189,47 @@ def run_model(source: ModelSource, inputs: "Inputs", timeout: float | None = Non
               threads: int | None = None) -> "list[Outputs]":
     """Outputs of every input set, by output name; RunError when onnxruntime refuses.
 
-    Each run is bounded in time: a watchdog sets onnxruntime's ``RunOptions.terminate`` after
-    ``timeout`` seconds (default :data:`RUN_TIMEOUT_S`) and :class:`RunTimeout` is raised.
+    Each run is bounded in time (:func:`run_bounded`).
     ``threads``: onnxruntime's intra-op threads (default: two, or one on a single core).
     """
+    session = open_session(source, threads)
+    names = [o.name for o in session.get_outputs()]
+    return [dict(zip(names, run_bounded(session, names, feeds, timeout))) for feeds in inputs.sets]
+
+
+def run_bounded(session: Any, names: "list[str]", feeds: Any, timeout: float | None = None) -> list[Any]:
+    """One ``session.run``, bounded in time: a watchdog sets onnxruntime's ``RunOptions.terminate``
+    after ``timeout`` seconds (default :data:`RUN_TIMEOUT_S`) and :class:`RunTimeout` is raised;
+    :func:`terminate_runs` stops it too. RunError when onnxruntime refuses."""
     import onnxruntime as ort
 
     limit = RUN_TIMEOUT_S if timeout is None else timeout
-    session = open_session(source, threads)
-    names = [o.name for o in session.get_outputs()]
-    results = []
-    for feeds in inputs.sets:
-        options = ort.RunOptions()
-        options.log_severity_level = 4
-        expired = threading.Event()
+    options = ort.RunOptions()
+    options.log_severity_level = 4
+    expired = threading.Event()
 
-        def stop(options: Any = options, expired: threading.Event = expired) -> None:
-            expired.set()
-            options.terminate = True
+    def stop() -> None:
+        expired.set()
+        options.terminate = True
 
-        watchdog = threading.Timer(limit, stop)
-        watchdog.daemon = True
+    watchdog = threading.Timer(limit, stop)
+    watchdog.daemon = True
+    with _active_lock:
+        _active_runs.add(options)
+    watchdog.start()
+    try:
+        return list(session.run(names, feeds, options))
+    except Exception as exc:
+        if expired.is_set():
+            raise RunTimeout(f"timed out: onnxruntime ran the model for more than {limit:g} s "
+                             "(a loop without an end?)", limit) from None
+        if options.terminate:
+            raise RunTimeout("onnxruntime run cancelled") from None
+        raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
+    finally:
+        watchdog.cancel()
         with _active_lock:
-            _active_runs.add(options)
-        watchdog.start()
-        try:
-            values = session.run(names, feeds, options)
-        except Exception as exc:
-            if expired.is_set():
-                raise RunTimeout(f"timed out: onnxruntime ran the model for more than {limit:g} s "
-                                 "(a loop without an end?)", limit) from None
-            if options.terminate:
-                raise RunTimeout("onnxruntime run cancelled") from None
-            raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
-        finally:
-            watchdog.cancel()
-            with _active_lock:
-                _active_runs.discard(options)
-        results.append(dict(zip(names, values)))
-    return results
+            _active_runs.discard(options)
 
 
 # onnxruntime lacks kernels for some dtypes (float64 Conv): models up to these sizes then run in

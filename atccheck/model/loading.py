@@ -357,6 +357,34 @@ def load_model(source: "str | os.PathLike[str] | onnx.ModelProto", *, weights: b
     )
 
 
+def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.ModelProto") -> "onnx.ModelProto":
+    """The model with every external tensor read in (fix rewrites weights; check --numerics runs them).
+
+    For a file, the loaded proto itself gets the weights; a caller's ModelProto is copied,
+    never changed. A missing or short data file is an InputError.
+    """
+    import onnx
+
+    display = loaded.display_name
+    if isinstance(source, onnx.ModelProto):
+        if loaded.external:
+            raise InputError(display, "the model keeps weights as external data; pass the model file so fix can read them")
+        model = onnx.ModelProto()
+        model.CopyFrom(source)
+        return model
+    model = loaded.model  # ours alone (parsed from the file): no copy of the weights needed
+    if loaded.external:
+        check_external_files(loaded)
+        base = loaded.base_dir or Path(".")
+        try:
+            onnx.external_data_helper.load_external_data_for_model(model, str(base))
+        except Exception as exc:
+            from atccheck.errors import one_line
+
+            raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
+    return model
+
+
 def _parse_whole(path: Path, display: str, size: int) -> "onnx.ModelProto":
     from atccheck.model import onnxpb
 
@@ -394,3 +422,23 @@ def _parse_graph(path: Path, display: str) -> "onnx.ModelProto":
         return onnxpb.ModelProto.FromString(data)
     except Exception as exc:  # protobuf raises DecodeError (and others on some backends)
         raise InputError(display, DEPTH_LIMIT if _depth_limit(exc) else PARSE_FAILED) from None
+
+
+def check_external_files(loaded: LoadedModel) -> None:
+    """Every external data file the model names is there and long enough (an InputError if not)."""
+    display = loaded.display_name
+    if loaded.external:
+        base = loaded.base_dir or Path(".")
+        sizes: dict[str, int] = {}
+        for ext in loaded.external:
+            if ext.location not in sizes:
+                path = base / ext.location
+                try:
+                    sizes[ext.location] = path.stat().st_size
+                except OSError:
+                    raise InputError(display, f"external data file '{ext.location}' is missing (fix and --numerics need "
+                                              "the weights; check only reads the graph)") from None
+            if ext.end > sizes[ext.location]:
+                raise InputError(display, f"external data file '{ext.location}' is {sizes[ext.location]} bytes, too "
+                                          f"short for tensor '{ext.name}' (needs {ext.end}); it is truncated or not this "
+                                          "model's")

@@ -22,6 +22,7 @@ from atccheck.tables.schema import (
     OpSpec,
     ParserCheck,
     PluginRefusal,
+    PrecisionFacts,
     Profile,
     Registration,
     RegistryView,
@@ -116,6 +117,11 @@ class Tables:
     @cached_property
     def limits(self) -> dict[str, Limit]:
         return loader.load_limits(self.docs)
+
+    @cached_property
+    def precision(self) -> PrecisionFacts:
+        """precision.json: precision modes, precision_reduce lists, cube ops, how a --keep_dtype node is matched, fusions."""
+        return loader.load_precision(self.docs)
 
     @cached_property
     def atc_errors(self) -> dict[str, AtcError]:

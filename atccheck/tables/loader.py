@@ -25,6 +25,8 @@ from atccheck.tables.schema import (
     OpSpec,
     ParserCheck,
     PluginRefusal,
+    PrecisionFacts,
+    PrecisionMode,
     Profile,
     Registration,
     Soc,
@@ -44,6 +46,7 @@ TABLE_FILES = (
     "op_spec.json",
     "parser_checks.json",
     "plugin_refusals.json",
+    "precision.json",
     "profiles.json",
     "registry.json",
     "socs.json",
@@ -335,3 +338,29 @@ def load_atc_options(docs: Docs) -> dict[str, AtcOption]:
 def load_atc_options_extra(docs: Docs) -> dict[str, Any]:
     """The option table's sections beside its entries (soc names, flag errors, precision values, ...)."""
     return {k: v for k, v in docs["atc_options.json"].items() if k not in ("entries",)}
+
+
+def load_precision(docs: Docs) -> PrecisionFacts:
+    doc = docs["precision.json"]
+    modes = {}
+    for m in doc["modes"]:
+        modes[m["mode"]] = PrecisionMode(m["mode"], m["option"], m["strategy"], m["low"], bool(m.get("cube_low_first")))
+    keep = doc["keep_dtype"]
+    return PrecisionFacts(
+        modes=modes,
+        strategy_sources={name: s["source"] for name, s in doc["strategies"].items()},
+        modes_source=doc["modes_source"],
+        default_mode=doc["default"]["mode"],
+        keep=PrecisionMode("keep_dtype", "--keep_dtype", keep["strategy"], keep["low"], bool(keep["cube_low_first"])),
+        keep_no_effect_under=tuple(keep["no_effect_under"]),
+        keep_source=keep["source"],
+        dtype_sensitive=frozenset(doc["dtype_sensitive"]["ops"]),
+        dtype_sensitive_source=doc["dtype_sensitive"]["source"],
+        cube_ops=frozenset(doc["cube_ops"]["ops"]),
+        cube_source=doc["cube_ops"]["source"],
+        engine_source=doc["engine"]["source"],
+        flag_source=doc["flag_meaning"]["source"],
+        lists={(e["release"], e["family"]): (frozenset(e["white"]), frozenset(e["black"]), e["source"])
+               for e in doc["entries"]},
+        fusions={(f["onnx"][0], f["onnx"][1]): f["source"] for f in doc["fusions"]},
+    )

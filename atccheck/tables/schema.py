@@ -325,3 +325,51 @@ class AtcOption:
     related_error_codes: tuple[str, ...]
     product_notes: tuple[str, ...]
     source: str
+
+
+@dataclass(frozen=True)
+class PrecisionMode:
+    """One --precision_mode / --precision_mode_v2 value and the dtype strategy GE applies for it."""
+
+    mode: str
+    option: str
+    strategy: str  # force-low | prefer-origin | mixed | origin | force-fp32 | hif8
+    low: str | None  # float16 | bfloat16 | None: the dtype float32 compute is lowered to
+    cube_low_first: bool = False  # cube ops ask for the low dtype first (allow_fp32_to_fp16)
+
+
+@dataclass(frozen=True)
+class PrecisionFacts:
+    """precision.json: precision modes, the precision_reduce lists per kernel family, cube ops, keep_dtype."""
+
+    modes: Mapping[str, PrecisionMode]
+    strategy_sources: Mapping[str, str]
+    modes_source: str
+    default_mode: str
+    keep: PrecisionMode  # how a node in the --keep_dtype list is matched
+    keep_no_effect_under: tuple[str, ...]
+    keep_source: str
+    dtype_sensitive: frozenset[str]
+    dtype_sensitive_source: str
+    cube_ops: frozenset[str]
+    cube_source: str
+    engine_source: str
+    flag_source: str
+    lists: Mapping[tuple[str, str], tuple[frozenset[str], frozenset[str], str]]  # (release, family) -> white, black, source
+    # ONNX op pairs ATC fuses into one kernel (first op's type, second op's type) -> source
+    fusions: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+    def policy(self, release: str, family: str, op: str) -> str | None:
+        """white, black or gray for an Ascend op on a kernel family; None when the release has no lists."""
+        found = self.lists.get((release, family))
+        if found is None:
+            return None
+        white, black, _ = found
+        return "white" if op in white else "black" if op in black else "gray"
+
+    def lists_source(self, release: str, family: str) -> str | None:
+        found = self.lists.get((release, family))
+        return found[2] if found else None
+
+    def releases(self) -> frozenset[str]:
+        return frozenset(release for release, _ in self.lists)

@@ -26,6 +26,7 @@ CLOSED = {
                       "published_pages": {True, False}},
     "kernels.json": {"release": {"cann-8.1.RC1", "canndev-2022-06"}},
     "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
+    "precision.json": {"release": {"cann-8.1.RC1"}},
     "atc_errors.json": {"era": {"current", "legacy"}},
     "parser_checks.json": {"verdict": {"rejected", "unread", "constant", "accepted", "refused-by-loader"},
                            "atc_error": {None, "E16001", "E19999"}},
@@ -61,6 +62,7 @@ KEYS = {
     "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
     "op_spec.json": lambda e: (e["list"], e["op"]),
     "plugin_refusals.json": lambda e: (e["domain"], e["op"], e["id"]),
+    "precision.json": lambda e: (e["release"], e["family"]),
     "profiles.json": None,  # kept in release order
     "registry.json": lambda e: (e["profile"], e["domain"], e["op"]),
     "socs.json": lambda e: e["name"],

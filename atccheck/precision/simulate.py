@@ -1,0 +1,371 @@
+"""Run a model as ATC's compute dtypes would round it, with onnxruntime.
+
+The model is not run node by node. A copy of its graph gets a ``Cast(to=low) -> Cast(to=float32)``
+pair wherever the :class:`~atccheck.precision.dtypes.Assignment` says a float32 value is rounded:
+
+- after each output of a node that stores its outputs in float16 or bfloat16 (every consumer
+  then reads the rounded value, as on the device);
+- in front of an input a lowered node reads from a value stored wider than it computes (a graph
+  input, a weight, a float32 node's output): ATC inserts a Cast there.
+
+onnxruntime's Cast rounds to nearest even and turns a float32 beyond the range into inf
+(65504 is float16's largest finite value), exactly as the device's conversion does, and computes
+every node in float32 in between: a cube op (Conv, MatMul, Gemm, ConvTranspose) then accumulates
+float16 inputs in float32 and writes a float16 output, as the Cube unit does. The casts are exact
+where a value is widened, so a node kept in float32 reads its float16 inputs unchanged.
+
+Every float32 value the root graph computes is also made a graph output of both the plain and the
+lowered copy, so one run of each gives every intermediate value to compare. The weights are
+serialized once: a variant's bytes are its graph without initializers followed by the
+initializers alone (protobuf merges the two messages), so a keep-list search does not copy them
+again for each simulation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from atccheck.precision.dtypes import BFLOAT16, FLOAT16, FLOAT32, Assignment
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import onnx
+
+# ONNX TensorProto data types of the dtypes a value is rounded to.
+ELEM_TYPES = {FLOAT32: 1, FLOAT16: 10, BFLOAT16: 16}
+BFLOAT16_CAST_OPSET = 13  # the ONNX Cast that takes bfloat16
+# ONNX semantics, not an ATC fact: ops whose float outputs are values of their float inputs (moved,
+# selected, compared or sign-flipped), so inputs held in float16 give outputs float16 holds exactly;
+# their outputs need no rounding. Fewer Cast nodes make a smaller graph to simulate.
+VALUE_PRESERVING = frozenset({
+    "Abs", "Concat", "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
+    "GlobalMaxPool", "Identity", "Max", "MaxPool", "Min", "Neg", "Pad", "ReduceMax", "ReduceMin", "Relu",
+    "Reshape", "Slice", "SpaceToDepth", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze", "Where",
+})
+# Weights of a model past this many bytes go to onnxruntime through a file instead of bytes.
+INLINE_LIMIT = 2**31 - 2**26
+
+Values = dict[str, "np.ndarray"]
+
+
+class SimulationError(Exception):
+    """onnxruntime cannot load or run the model (one line)."""
+
+
+@dataclass
+class Runs:
+    """Seconds spent, for the bench: building sessions and running them."""
+
+    sessions: int = 0
+    seconds: float = 0.0
+
+
+class Simulator:
+    """One model's plain and lowered runs on fixed inputs."""
+
+    def __init__(self, model: "onnx.ModelProto", feeds: Sequence[Mapping[str, "np.ndarray"]]) -> None:
+        import onnx
+
+        self.feeds = [dict(f) for f in feeds]
+        self.runs = Runs()
+        weights = onnx.ModelProto()
+        weights.graph.initializer.extend(model.graph.initializer)
+        self._weights = weights.SerializeToString()
+        self.ranks = {t.name: len(t.dims) for t in model.graph.initializer}
+        self._initializers = {t.name: t for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
+        self._rounded: dict[tuple[str, str], "onnx.TensorProto"] = {}
+        del weights
+        skeleton = onnx.ModelProto()
+        skeleton.CopyFrom(model)
+        del skeleton.graph.initializer[:]
+        self.skeleton = skeleton
+        if len(self._weights) > INLINE_LIMIT:
+            raise SimulationError(f"the weights take {len(self._weights) / 2**30:.1f} GiB, more than onnxruntime takes "
+                                  "from memory; the numerics are not simulated for models this large")
+        self.node_values = [v for node in model.graph.node for v in node.output if v]
+        self.float32_inputs = {vi.name for vi in model.graph.input
+                               if vi.type.tensor_type.elem_type == ELEM_TYPES[FLOAT32]}
+        self.float32_inputs |= {t.name for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
+        self.output_names = [o.name for o in model.graph.output]
+
+    # ---- the runs
+
+    def reference(self) -> list[Values]:
+        """Every root-graph value of each input set, in float32 (the model as written)."""
+        exposed = _with_outputs(self.skeleton, self.node_values)
+        return self._run(exposed, self.node_values + self.output_names)
+
+    def lowered(self, assignment: Assignment, float32_values: Collection[str]) -> list[Values]:
+        """Every float32 root-graph value of each input set, with the assignment's rounding applied."""
+        model = lower(self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight)
+        hidden = assignment.hidden_values(list(self.skeleton.graph.node))
+        wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
+        exposed = _with_outputs(model, wanted)
+        return self._run(exposed, wanted + self.output_names)
+
+    def rounded_weight(self, name: str, dtype: str, new_name: str) -> "onnx.TensorProto | None":
+        """A float32 weight rounded to ``dtype`` once, in numpy (the same IEEE rounding as Cast): a
+        weight needs no Cast nodes, which keeps the simulated graph small."""
+        tensor = self._initializers.get(name)
+        if tensor is None:
+            return None
+        key = (name, dtype)
+        found = self._rounded.get(key)
+        if found is None:
+            import ml_dtypes
+            import numpy as np
+            from onnx import numpy_helper
+
+            narrow = np.float16 if dtype == FLOAT16 else ml_dtypes.bfloat16
+            with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
+                array = numpy_helper.to_array(tensor).astype(narrow).astype(np.float32)
+            found = self._rounded[key] = numpy_helper.from_array(array, new_name)
+        copy = type(found)()
+        copy.CopyFrom(found)
+        copy.name = new_name
+        return copy
+
+    def both(self, assignment: Assignment, float32_values: Collection[str]) -> tuple[list[Values], list[Values]]:
+        """The float32 and the lowered run in one onnxruntime session: the lowered copy of the graph sits
+        beside the original, reading the same inputs and weights, its values renamed. One session costs
+        less than two; a graph with subgraphs (If, Loop) is run as two models instead."""
+        if any(a.type in (5, 10) for node in self.skeleton.graph.node for a in node.attribute):  # GRAPH, GRAPHS
+            return self.reference(), self.lowered(assignment, float32_values)
+        import onnx
+
+        produced = {v for node in self.skeleton.graph.node for v in node.output if v}
+        taken = produced | {i.name for i in self.skeleton.graph.input}
+        suffix = "__atccheck_lowered"
+        while any(v + suffix in taken for v in produced):
+            suffix += "_"
+        combined = onnx.ModelProto()
+        combined.CopyFrom(self.skeleton)
+        del combined.graph.output[:]
+        emit_lowered(combined.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
+                     suffix)
+        hidden = assignment.hidden_values(list(self.skeleton.graph.node))
+        wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
+        plain = list(dict.fromkeys(self.output_names + self.node_values))
+        low = list(dict.fromkeys(self.output_names + wanted))
+        for name in plain:
+            combined.graph.output.add().name = name
+        for name in low:
+            combined.graph.output.add().name = name + suffix
+        results = self._run(combined, plain + [n + suffix for n in low])
+        reference = [{n: r[n] for n in plain if n in r} for r in results]
+        lowered = [{n: r[n + suffix] for n in low if n + suffix in r} for r in results]
+        return reference, lowered
+
+    def _run(self, model: "onnx.ModelProto", names: Sequence[str]) -> list[Values]:
+        import onnxruntime as ort
+
+        from atccheck.errors import one_line
+        from atccheck.fixing.runtime import RunError, run_bounded, session_options
+
+        started = time.perf_counter()
+        payload = model.SerializeToString() + self._weights
+        try:
+            session = ort.InferenceSession(payload, session_options(), providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise SimulationError(f"onnxruntime cannot load the model: {one_line(exc)}") from None
+        available = {o.name for o in session.get_outputs()}
+        fetch = list(dict.fromkeys(n for n in names if n in available))
+        results = []
+        for feeds in self.feeds:
+            try:  # bounded in time as fix's runs are: a Loop without an end stops with RunTimeout
+                values = run_bounded(session, fetch, feeds)
+            except RunError as exc:
+                raise SimulationError(str(exc)) from None
+            results.append(dict(zip(fetch, values)))
+        self.runs.sessions += 1
+        self.runs.seconds += time.perf_counter() - started
+        return results
+
+
+def _with_outputs(model: "onnx.ModelProto", names: Sequence[str]) -> "onnx.ModelProto":
+    """A copy of the (weight-free) model whose graph outputs also list ``names`` (untyped: onnxruntime infers)."""
+    import onnx
+
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    present = {o.name for o in copy.graph.output}
+    for name in names:
+        if name not in present:
+            present.add(name)
+            copy.graph.output.add().name = name
+    return copy
+
+
+def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
+          ranks: Mapping[str, int] | None = None, rounded_weight: Any = None) -> "onnx.ModelProto":
+    """A copy of ``model`` with a Cast pair wherever the assignment rounds a float32 value."""
+    import onnx
+
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    del copy.graph.node[:]
+    emit_lowered(copy.graph, model, assignment, float32_values, ranks, rounded_weight)
+    return copy
+
+
+def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
+                 ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "") -> None:
+    """Append to ``graph`` the lowered nodes of ``model``'s graph: every value a node produces is named
+    with ``suffix`` added (none: the model's own names), graph inputs and weights keep theirs."""
+    import onnx
+
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+    if opset < BFLOAT16_CAST_OPSET and any(BFLOAT16 in (n.inputs, n.outputs) for n in assignment.nodes.values()):
+        raise SimulationError(f"onnxruntime's Cast takes bfloat16 from opset {BFLOAT16_CAST_OPSET}; the model imports "
+                              f"opset {opset}, so bfloat16 rounding is not simulated")
+    sources = list(model.graph.node)
+    produced = {v for n in sources for v in n.output if v}
+    stored: dict[str, str] = {}
+    rounded: dict[tuple[str, str], str] = {}
+    used: set[str] = {v for n in sources for v in list(n.input) + list(n.output)}
+    used |= {i.name for i in model.graph.input} | {t.name for t in graph.initializer}
+    if suffix:
+        used |= {v + suffix for v in produced}
+    counter = [0]
+    make = onnx.helper.make_node
+
+    def ref(name: str) -> str:
+        return name + suffix if suffix and name in produced else name
+
+    def fresh(base: str) -> str:
+        while True:
+            counter[0] += 1
+            name = f"{base}__atccheck_{counter[0]}"
+            if name not in used:
+                used.add(name)
+                return name
+
+    def cast_pair(source: str, dtype: str, target: str) -> None:
+        narrow = fresh(source)
+        graph.node.append(make("Cast", [source], [narrow], to=ELEM_TYPES[dtype], name=fresh("round")))
+        graph.node.append(make("Cast", [narrow], [target], to=ELEM_TYPES[FLOAT32], name=fresh("widen")))
+
+    folded = set(assignment.fused.values())
+    for index, source in enumerate(sources):
+        decision = assignment.nodes.get(index)
+        if index in folded:
+            continue  # emitted with the node it is fused with
+        if index in assignment.fused and decision is not None:
+            _fold_conv_batchnorm(graph, sources[assignment.fused[index]], source, decision.inputs, float32_values,
+                                 stored, fresh, cast_pair, ranks or {}, ref)
+            continue
+        inputs = [ref(name) for name in source.input]
+        if decision is not None and decision.inputs != FLOAT32:
+            for position, name in enumerate(source.input):
+                # a value already held in the node's dtype is read as it is; any other is rounded
+                if not name or name not in float32_values or stored.get(name, FLOAT32) == decision.inputs:
+                    continue
+                key = (name, decision.inputs)
+                if key not in rounded:
+                    rounded[key] = fresh(name)
+                    weight = rounded_weight(name, decision.inputs, rounded[key]) if rounded_weight else None
+                    if weight is not None:
+                        graph.initializer.append(weight)
+                    else:
+                        cast_pair(ref(name), decision.inputs, rounded[key])
+                inputs[position] = rounded[key]
+        node = graph.node.add()
+        node.CopyFrom(source)
+        del node.input[:]
+        node.input.extend(inputs)
+        if suffix:
+            for position, name in enumerate(source.output):
+                if name:
+                    node.output[position] = name + suffix
+            if node.name:
+                node.name += suffix
+        if decision is None or decision.outputs == FLOAT32:
+            continue
+        exact = (decision.outputs == decision.inputs and source.op_type in VALUE_PRESERVING
+                 and source.domain in ("", "ai.onnx"))
+        for position, name in enumerate(source.output):
+            if not name or name not in float32_values:
+                continue
+            if exact:  # already a value the dtype holds: rounding would not change it
+                stored[name] = decision.outputs
+                continue
+            raw = fresh(name)
+            node.output[position] = raw
+            cast_pair(raw, decision.outputs, ref(name))
+            stored[name] = decision.outputs
+
+
+def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodeProto", dtype: str,
+                         float32_values: Collection[str], stored: dict[str, str], fresh: Any, cast_pair: Any,
+                         ranks: Mapping[str, int], ref: Any) -> None:
+    """Conv + BatchNormalization as ATC's conv_batchnorm fusion builds it: the filter and bias folded with
+    the normalization in float32 (filter * scale, (bias - mean) * scale + offset, scale = gamma /
+    sqrt(var + epsilon)), then one conv in ``dtype`` rounded once at its output."""
+    import onnx
+
+    make = onnx.helper.make_node
+    gamma, beta, mean, var = (ref(v) for v in norm.input[1:5])
+    epsilon = next((a.f for a in norm.attribute if a.name == "epsilon"), 1e-5)
+    eps, shape = fresh("bn_epsilon"), fresh("bn_shape")
+    rank = ranks.get(conv.input[1], 4)
+    graph.initializer.append(onnx.helper.make_tensor(eps, onnx.TensorProto.FLOAT, [], [epsilon]))
+    graph.initializer.append(onnx.helper.make_tensor(shape, onnx.TensorProto.INT64, [rank], [-1] + [1] * (rank - 1)))
+    names = {key: fresh(f"bn_{key}") for key in ("var_eps", "root", "scale", "scale_w", "filter", "centered",
+                                                   "scaled", "bias")}
+    nodes = [
+        make("Add", [var, eps], [names["var_eps"]]),
+        make("Sqrt", [names["var_eps"]], [names["root"]]),
+        make("Div", [gamma, names["root"]], [names["scale"]]),
+        make("Reshape", [names["scale"], shape], [names["scale_w"]]),
+        make("Mul", [ref(conv.input[1]), names["scale_w"]], [names["filter"]]),
+    ]
+    bias = ref(conv.input[2]) if len(conv.input) > 2 and conv.input[2] else None
+    nodes.append(make("Sub", [bias, mean], [names["centered"]]) if bias else make("Neg", [mean], [names["centered"]]))
+    nodes += [make("Mul", [names["centered"], names["scale"]], [names["scaled"]]),
+              make("Add", [names["scaled"], beta], [names["bias"]])]
+    for node in nodes:
+        node.name = fresh("fold")
+    graph.node.extend(nodes)
+    inputs = []
+    x = conv.input[0]
+    if x not in float32_values or stored.get(x, FLOAT32) == dtype:
+        inputs.append(ref(x))
+    else:
+        rounded = fresh(x)
+        cast_pair(ref(x), dtype, rounded)
+        inputs.append(rounded)
+    for name in (names["filter"], names["bias"]):
+        rounded = fresh(name)
+        cast_pair(name, dtype, rounded)
+        inputs.append(rounded)
+    raw = fresh(norm.output[0])
+    fused = graph.node.add()
+    fused.CopyFrom(conv)
+    del fused.input[:]
+    fused.input.extend(inputs)
+    fused.output[0] = raw
+    fused.name = fresh(conv.name or "conv")
+    cast_pair(raw, dtype, ref(norm.output[0]))
+    stored[norm.output[0]] = dtype
+
+
+def float32_value_names(simulator: Simulator, reference: Sequence[Values]) -> set[str]:
+    """Values that are float32 in the model: graph inputs and weights by their declared type, node outputs
+    by the dtype the reference run gave them."""
+    import numpy as np
+
+    names = set(simulator.float32_inputs)
+    for values in reference[:1]:
+        names |= {name for name, array in values.items() if array.dtype == np.float32}
+    return names
+
+
+def describe_feeds(labels: Sequence[str]) -> list[str]:
+    return list(labels)
+
+
+def as_dict(runs: Runs) -> dict[str, Any]:
+    return {"sessions": runs.sessions, "seconds": round(runs.seconds, 4)}

@@ -1,0 +1,162 @@
+"""The lowered run rounds exactly where the assignment says, as numpy's IEEE conversions do."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from onnx import helper
+
+from atccheck.api import check
+from atccheck.precision.dtypes import assign_dtypes
+from atccheck.precision.simulate import Simulator, float32_value_names, lower
+from builders import init, make_model, tensor_input
+
+F16, BF16, F32 = np.float16, ml_dtypes.bfloat16, np.float32
+
+
+def chain():
+    """x -> MatMul(w) -> m -> Add(b) -> a -> Exp -> y"""
+    rng = np.random.default_rng(5)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
+             helper.make_node("Add", ["m", "b"], ["a"], name="add"),
+             helper.make_node("Exp", ["a"], ["y"], name="exp")]
+    inits = [init("w", (rng.standard_normal((16, 16)) * 3).astype(F32)), init("b", rng.standard_normal(16).astype(F32))]
+    return make_model(nodes, [tensor_input("x", [4, 16])], [tensor_input("y", [4, 16])], inits), inits
+
+
+def run(mode, keep=(), soc="Ascend910B1"):
+    model, _ = chain()
+    x = (np.random.default_rng(6).standard_normal((4, 16)) * 2).astype(F32)
+    ctx = check(model, soc=soc).context
+    simulator = Simulator(model, [{"x": x}])
+    reference = simulator.reference()
+    float32 = float32_value_names(simulator, reference)
+    values = simulator.lowered(assign_dtypes(ctx, mode, keep, float32), float32)[0]
+    return x, reference[0], values
+
+
+def weights():
+    from onnx import numpy_helper
+
+    _, inits = chain()
+    return [numpy_helper.to_array(t) for t in inits]
+
+
+def r(a, dtype):
+    with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
+        return np.asarray(a, F32).astype(dtype).astype(F32)
+
+
+def test_force_fp16_rounds_inputs_weights_and_outputs_with_float32_accumulation():
+    x, ref, low = run("force_fp16")
+    w, b = weights()
+    m = r(r(x, F16) @ r(w, F16), F16)  # the cube unit: float16 operands, float32 sums, float16 result
+    a = r(m + r(b, F16), F16)
+    y = r(np.exp(a), F16)
+    np.testing.assert_array_equal(low["m"], m)
+    np.testing.assert_array_equal(low["a"], a)
+    np.testing.assert_allclose(low["y"], y, rtol=1e-3)  # exp itself may differ by an ulp between libms
+    np.testing.assert_allclose(ref["y"], np.exp(x @ w + b), rtol=1e-4)
+
+
+def test_a_kept_node_reads_float16_values_unchanged_and_writes_float32():
+    x, _, low = run("force_fp16", keep=["add"])
+    w, b = weights()
+    m = r(r(x, F16) @ r(w, F16), F16)
+    np.testing.assert_array_equal(low["a"], (m + b).astype(F32))  # float32 add of the float16 product
+
+
+def test_mixed_bfloat16_rounds_white_ops_to_bfloat16():
+    x, _, low = run("mixed_bfloat16")
+    w, b = weights()
+    m = r(r(x, BF16) @ r(w, BF16), BF16)
+    np.testing.assert_array_equal(low["m"], m)
+    np.testing.assert_array_equal(low["a"], r(m + r(b, BF16), BF16))  # gray Add follows the bfloat16 MatMul
+
+
+def test_lowering_adds_one_cast_pair_per_rounding_point():
+    model, _ = chain()
+    ctx = check(model, soc="Ascend910B1").context
+    float32 = {"x", "w", "b", "m", "a", "y"}
+    lowered = lower(model, assign_dtypes(ctx, "force_fp16", (), float32), float32)
+    casts = [n for n in lowered.graph.node if n.op_type == "Cast"]
+    # inputs x, w, b rounded on the way in (3 pairs); m, a, y rounded on the way out (3 pairs)
+    assert len(casts) == 12
+    assert [n.op_type for n in lowered.graph.node if n.op_type != "Cast"] == ["MatMul", "Add", "Exp"]
+    assert [o.name for o in lowered.graph.output] == ["y"]
+
+
+def conv_bn(offset=1000.0):
+    """Conv with a large bias that the BatchNormalization's mean takes away again."""
+    rng = np.random.default_rng(0)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("BatchNormalization", ["c", "g", "beta", "m", "v"], ["y"], name="bn")]
+    inits = [init("w", (rng.standard_normal((8, 3, 3, 3)) * 0.3).astype(F32)), init("b", np.full(8, offset, F32)),
+             init("g", np.full(8, 50.0, F32)), init("beta", np.zeros(8, F32)), init("m", np.full(8, offset, F32)),
+             init("v", np.full(8, 0.5, F32))]
+    return make_model(nodes, [tensor_input("x", [1, 3, 16, 16])], [tensor_input("y", [1, 8, 16, 16])], inits)
+
+
+def test_conv_and_batchnorm_are_folded_into_one_kernel_as_atc_fuses_them():
+    model = conv_bn()
+    report = check(model, soc="Ascend310P3", numerics=True)
+    assert report.numerics.ok and not [f for f in report.findings if f.name.startswith("float16-")]
+    ctx = report.context
+    x = np.random.default_rng(1).standard_normal((1, 3, 16, 16)).astype(F32)
+    simulator = Simulator(model, [{"x": x}])
+    reference = simulator.reference()
+    float32 = float32_value_names(simulator, reference)
+    fused = assign_dtypes(ctx, "force_fp16", (), float32)
+    assert fused.fused == {1: 0}
+    folded = simulator.lowered(fused, float32)[0]["y"]
+    # the folded kernel, by hand: filter and bias folded in float32, then one float16 conv
+    from onnx import numpy_helper
+
+    w, b, g, beta, m, v = (numpy_helper.to_array(t) for t in model.graph.initializer)
+    scale = g / np.sqrt(v + 1e-5)
+    assert np.abs(folded - reference[0]["y"]).max() < 0.5
+    assert np.linalg.norm(folded - reference[0]["y"]) / np.linalg.norm(reference[0]["y"]) < 1e-2
+    assert np.isclose(((b - m) * scale + beta)[0], 0.0)
+    # kept apart (the BatchNorm kept in float32), the rounded conv output of ~1000 loses x
+    apart = assign_dtypes(ctx, "force_fp16", ["bn"], float32)
+    assert apart.fused == {}
+    unfolded = simulator.lowered(apart, float32)[0]["y"]
+    assert np.linalg.norm(unfolded - reference[0]["y"]) / np.linalg.norm(reference[0]["y"]) > 5e-2
+
+
+def test_ops_that_only_move_values_need_no_rounding():
+    """Relu and Reshape of float16 values give float16 values: no Cast pair after them, same numbers."""
+    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="add"),
+             helper.make_node("Relu", ["a"], ["r"], name="relu"),
+             helper.make_node("Reshape", ["r", "shape"], ["y"], name="reshape")]
+    inits = [init("b", np.full(16, 0.1, F32)), init("shape", np.array([16, 4], np.int64))]
+    model = make_model(nodes, [tensor_input("x", [4, 16])], [tensor_input("y", [16, 4])], inits)
+    ctx = check(model, soc="Ascend310P3").context
+    float32 = {"x", "b", "a", "r", "y"}
+    lowered = lower(model, assign_dtypes(ctx, "force_fp16", (), float32), float32)
+    rounded = [n.input[0] for n in lowered.graph.node if n.op_type == "Cast" and n.attribute[0].i != 1]
+    # x and b rounded on the way in, the Add's output on the way out; nothing after Relu and Reshape
+    assert [name.split("__")[0] for name in rounded] == ["x", "b", "a"]
+    x = np.random.default_rng(2).standard_normal((4, 16)).astype(F32) * 100
+    simulator = Simulator(model, [{"x": x}])
+    values = simulator.lowered(assign_dtypes(ctx, "force_fp16", (), float32), float32)[0]
+    expected = np.maximum(r(r(x, F16) + r(np.full(16, 0.1, F32), F16), F16), 0).reshape(16, 4)
+    np.testing.assert_array_equal(values["y"], expected)
+
+
+def test_one_session_for_both_runs_gives_the_same_values_as_two():
+    for model, soc in ((chain()[0], "Ascend910B1"), (conv_bn(), "Ascend310P3")):
+        ctx = check(model, soc=soc).context
+        name = model.graph.input[0].name
+        shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+        simulator = Simulator(model, [{name: np.random.default_rng(3).standard_normal(shape).astype(F32)}])
+        reference = simulator.reference()
+        float32 = float32_value_names(simulator, reference)
+        assignment = assign_dtypes(ctx, "force_fp16", (), float32)
+        together, lowered_together = simulator.both(assignment, float32)
+        apart = simulator.lowered(assignment, float32)
+        assert set(lowered_together[0]) == set(apart[0])
+        for key, value in apart[0].items():
+            np.testing.assert_array_equal(lowered_together[0][key], value)
+        for key, value in reference[0].items():
+            np.testing.assert_array_equal(together[0][key], value)
