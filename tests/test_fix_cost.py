@@ -39,6 +39,19 @@ def view_head_model() -> onnx.ModelProto:
     return model
 
 
+def keeping_bytes(captured: list[bytes]) -> type[Simplify]:
+    """simplify, keeping the bytes it hands on in ``captured``."""
+
+    class Keeping(Simplify):
+        def run(self, model, ctx):
+            result = super().run(model, ctx)
+            if result.data is not None:
+                captured.append(result.data)
+            return result
+
+    return Keeping
+
+
 def test_replace_field_swaps_a_top_level_repeated_field_and_keeps_the_rest():
     model = view_head_model()
     model.metadata_props.add(key="onnxsim.removed", value="3")
@@ -74,13 +87,7 @@ def test_the_verification_runs_the_handed_bytes_and_the_output_is_them(tmp_path,
 
     monkeypatch.setattr(verifier, "ModelSource", Spy)
     captured: list[bytes] = []
-
-    class Keeping(Simplify):
-        def run(self, model, ctx):
-            result = super().run(model, ctx)
-            if result.data is not None:
-                captured.append(result.data)
-            return result
+    Keeping = keeping_bytes(captured)
 
     source = tmp_path / "m.onnx"
     onnx.save(view_head_model(), str(source))
@@ -101,13 +108,7 @@ def test_the_originals_run_leaves_the_passes_a_core(monkeypatch, cores, threads)
 
 def test_without_verification_the_output_is_still_written_from_the_passs_bytes(tmp_path):
     captured: list[bytes] = []
-
-    class Keeping(Simplify):
-        def run(self, model, ctx):
-            result = super().run(model, ctx)
-            if result.data is not None:
-                captured.append(result.data)
-            return result
+    Keeping = keeping_bytes(captured)
 
     source = tmp_path / "m.onnx"
     view = view_head_model()
