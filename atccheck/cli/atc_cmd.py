@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from atccheck.cli.config import SETTINGS_HELP, config_file_options, one_chip, settings_from_options
 from atccheck.cli.options import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
@@ -19,7 +20,8 @@ from atccheck.cli.options import (
 from atccheck.target import DEFAULT_PRECISION_MODE
 
 
-@click.command("atc-cmd")
+@click.command("atc-cmd", epilog=SETTINGS_HELP + " atc-cmd reads soc (one chip), cann, precision-mode and "
+               "the model's input-shapes entry (shapes and gears): the command check prints for the same settings.")
 @click.argument("model", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--soc", "soc", metavar="SOC_VERSION",
               help="Target chip, as ATC's --soc_version (any case). Required unless --lint/--lint-file "
@@ -37,9 +39,10 @@ from atccheck.target import DEFAULT_PRECISION_MODE
 @click.option("--lint-file", "lint_file", type=click.Path(dir_okay=False, path_type=str), metavar="SCRIPT",
               help="Lint every atc command in a shell script.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@config_file_options
 @error_boundary
-def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_size, dynamic_dims, atc_output,
-                    precision_mode, lint_text, lint_file, fmt):
+def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_output, lint_text, lint_file, fmt,
+                    **params):
     """Print the atc command that converts MODEL for --soc, or lint an existing one.
 
     The command always has --framework=5, --model, --output (a base name), --soc_version in
@@ -56,19 +59,29 @@ def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_
 
     if lint_text is not None and lint_file is not None:
         raise UsageError("give --lint or --lint-file, not both")
+    from atccheck.config import DEFAULT
+
+    settings = settings_from_options(params)
+    cann = settings.cann
+    # ATC's own default unless --precision-mode or the settings name one
+    precision_mode = settings.precision_mode if settings.sources.get("precision_mode") != DEFAULT else None
     loaded = load_model(model, weights=False)
     if lint_text is not None or lint_file is not None:
         text = lint_text if lint_text is not None else _read_script(lint_file)
+        soc = one_chip(settings, "atc-cmd") if settings.socs else None
         _lint(loaded.model, model, text, lint_file or "<command>", soc, cann, fmt, precision_mode)
         return
-    if not soc:
-        raise UsageError("--soc is required to write a command")
-    from atccheck.atc.command import build_command
+    soc = one_chip(settings, "atc-cmd")
+    from atccheck.atc.command import GEAR_KEYWORDS, build_command
 
+    gears = {"dynamic_batch": dynamic_batch, "dynamic_image_size": dynamic_image_size, "dynamic_dims": dynamic_dims}
+    if all(value is None for value in gears.values()):
+        option = settings.gears_for(model)  # the model's input-shapes entry, as check reads it
+        if option is not None:
+            gears[GEAR_KEYWORDS[option[0]]] = option[1]
     command = build_command(
-        loaded.model, model, soc, input_shapes=input_shape, dynamic_batch=dynamic_batch,
-        dynamic_image_size=dynamic_image_size, dynamic_dims=dynamic_dims, output=atc_output,
-        precision_mode=precision_mode, cann=cann)
+        loaded.model, model, soc, input_shapes=settings.shapes_for(model), output=atc_output,
+        precision_mode=precision_mode, cann=cann, **gears)
     if fmt == "json":
         write_output(json.dumps(command.to_dict(), indent=2, ensure_ascii=False) + "\n", None)
     else:

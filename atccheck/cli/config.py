@@ -31,6 +31,18 @@ SETTINGS_HELP = (
 )
 
 
+def config_file_options(func: Callable) -> Callable:
+    """--config and --no-config: every command that takes settings reads the same file."""
+    options = [
+        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+                     help="Read settings from FILE (a pyproject.toml or .atccheck.toml) instead of searching."),
+        click.option("--no-config", is_flag=True, help="Ignore configuration files."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def settings_options(func: Callable) -> Callable:
     """The options that make up Settings, for check and config alike."""
     options = [
@@ -44,17 +56,16 @@ def settings_options(func: Callable) -> Callable:
         fail_on_option,
         click.option("--device-memory", type=click.FloatRange(min=0, min_open=True), metavar="GIB",
                      help="Device memory budget in GiB (overrides the chip's figure)."),
-        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
-                     help="Read settings from FILE (a pyproject.toml or .atccheck.toml) instead of searching."),
-        click.option("--no-config", is_flag=True, help="Ignore configuration files."),
     ]
     for option in reversed(options):
         func = option(func)
-    return func
+    return config_file_options(func)
 
 
 def settings_from_options(params: dict[str, Any]) -> "Settings":
-    """Settings from the parsed options of the current command (only options really given count)."""
+    """Settings from the parsed options of the current command (only options really given count).
+
+    A command passes the options it has (``fix`` and ``atc-cmd`` have no --select, and one --soc)."""
     from click.core import ParameterSource
 
     from atccheck.config import load_settings
@@ -65,22 +76,36 @@ def settings_from_options(params: dict[str, Any]) -> "Settings":
     def given(name: str) -> bool:
         return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
 
-    if params["config_file"] and params["no_config"]:
+    if params.get("config_file") and params.get("no_config"):
         raise UsageError("--config and --no-config exclude each other")
     cli: dict[str, Any] = {}
-    if params["soc"]:
-        cli["socs"] = tuple(params["soc"])
+    soc = params.get("soc")
+    if soc:
+        cli["socs"] = (soc,) if isinstance(soc, str) else tuple(soc)
     for name in ("cann", "precision_mode", "fail_on"):
-        if given(name):
+        if name in params and params[name] is not None and given(name):
             cli[name] = params[name]
     for name in ("select", "ignore"):
-        if params[name]:
+        if params.get(name):
             cli[name] = tuple(params[name])
-    if params["input_shape"] is not None:
+    if params.get("input_shape") is not None:
         cli["input_shape"] = params["input_shape"]
-    if params["device_memory"] is not None:
+    if params.get("device_memory") is not None:
         cli["device_memory_gib"] = params["device_memory"]
-    return load_settings(cli, config=params["config_file"], isolated=params["no_config"])
+    return load_settings(cli, config=params.get("config_file"), isolated=bool(params.get("no_config")))
+
+
+def one_chip(settings: "Settings", command: str) -> str:
+    """The one chip a single-chip command (fix, atc-cmd) works for: --soc, else the settings' one soc."""
+    from atccheck.errors import UsageError
+
+    if len(settings.socs) > 1:
+        where = settings.sources.get("socs", "the settings")
+        raise UsageError(f"{command} works for one chip and the settings name {len(settings.socs)} "
+                         f"({', '.join(settings.socs)}, from {where}); give --soc SOC_VERSION")
+    if not settings.socs:
+        raise UsageError(f"no chip: give --soc SOC_VERSION or set soc in [tool.atccheck] ({command} needs one chip)")
+    return settings.socs[0]
 
 
 def _toml_value(value: Any) -> str:

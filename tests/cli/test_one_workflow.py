@@ -1,0 +1,135 @@
+"""check, fix and atc-cmd as one tool: the same config, the same command, the same error lines."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from click.testing import CliRunner
+from onnx import helper
+
+from atccheck.cli.main import main
+from builders import init, make_model, tensor_input
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def detector(path: Path) -> Path:
+    """A small conv net whose input 'images' is dynamic in batch, height and width."""
+    nodes = [helper.make_node("Conv", ["images", "w"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    w = init("w", np.random.default_rng(0).standard_normal((4, 3, 3, 3)).astype(np.float32))
+    model = make_model(nodes, [tensor_input("images", ["n", 3, "h", "w"])], [tensor_input("y", ["n", 4, "h", "w"])],
+                       [w])
+    onnx.save(model, str(path))
+    return path
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    """A project whose pyproject.toml names the chip and the model's input shapes."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "models").mkdir()
+    detector(tmp_path / "models" / "det.onnx")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.atccheck]\nsoc = "Ascend310P3"\n[tool.atccheck.input-shapes]\n"det.onnx" = "images:1,3,320,320"\n')
+    return tmp_path
+
+
+def check_command_line(*args) -> str:
+    result = run("check", "models/det.onnx", "--format", "json", *args)
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)["atc_command"]["line"]
+
+
+# --------------------------------------------------------------------------- one config
+
+
+def test_atc_cmd_reads_the_config_and_prints_what_check_prints(project):
+    expected = check_command_line()
+    assert "--input_shape=images:1,3,320,320" in shlex.split(expected)
+    result = run("atc-cmd", "models/det.onnx")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == expected
+
+
+def test_atc_cmd_takes_gears_from_the_config_as_check_does(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.atccheck]\nsoc = "Ascend310P3"\n[tool.atccheck.input-shapes]\n'
+        '"det.onnx" = { input-shape = "images:-1,3,320,320", dynamic-batch = "1,4" }\n')
+    result = run("atc-cmd", "models/det.onnx")
+    assert result.exit_code == 0, result.output
+    argv = shlex.split(result.stdout)
+    assert "--dynamic_batch_size=1,4" in argv and "--input_shape=images:-1,3,320,320" in argv
+    # the command line's gear option replaces the file's, as in check
+    result = run("atc-cmd", "models/det.onnx", "--dynamic-batch", "2,8")
+    assert "--dynamic_batch_size=2,8" in shlex.split(result.stdout)
+
+
+def test_command_line_options_replace_the_config(project):
+    result = run("atc-cmd", "models/det.onnx", "--soc", "Ascend910B3", "--input-shape", "images:2,3,64,64")
+    assert result.exit_code == 0, result.output
+    assert "--soc_version=Ascend910B3" in result.stdout and "images:2,3,64,64" in result.stdout
+    assert check_command_line("--soc", "Ascend910B3", "--input-shape", "images:2,3,64,64") == result.stdout.strip()
+
+
+def test_no_config_ignores_the_file(project):
+    result = run("atc-cmd", "models/det.onnx", "--no-config")
+    assert result.exit_code == 2 and "no chip" in result.stderr
+
+
+def test_fix_reads_the_config(project):
+    result = run("fix", "models/det.onnx", "--format", "json", "--no-verify")
+    assert result.exit_code in (0, 1), result.output
+    doc = json.loads(result.stdout)
+    assert doc["target"]["soc"] == "Ascend310P3"
+    written = onnx.load(str(project / "models" / "det.atc.onnx"), load_external_data=False)
+    dims = [d.dim_value for d in written.graph.input[0].type.tensor_type.shape.dim]
+    assert dims == [1, 3, 320, 320]
+
+
+def test_single_chip_commands_refuse_a_config_with_several_chips(project):
+    (project / "pyproject.toml").write_text('[tool.atccheck]\nsoc = ["Ascend310P3", "Ascend910B3"]\n')
+    for command in ("fix", "atc-cmd"):
+        result = run(command, "models/det.onnx")
+        assert result.exit_code == 2, result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith("atccheck: error:") and "Ascend310P3, Ascend910B3" in line and "--soc" in line
+    assert run("atc-cmd", "models/det.onnx", "--soc", "Ascend910B3").exit_code == 0
+
+
+# --------------------------------------------------------------------------- usage errors
+
+
+@pytest.mark.parametrize("args, words", [
+    (("check", "--bogus", "x.onnx"), "no such option '--bogus'"),
+    (("check",), "missing argument"),
+    (("check", "x.onnx", "--format", "nope"), "invalid value for '--format'"),
+    (("fix", "--bogus", "x.onnx"), "no such option '--bogus'"),
+    (("fix", "x.onnx", "--format", "nope"), "invalid value for '--format'"),
+    (("atc-cmd",), "missing argument 'MODEL'"),
+    (("atc-cmd", "x.onnx", "--format", "zz"), "invalid value for '--format'"),
+    (("config", "--fail-on", "often"), "invalid value for '--fail-on'"),
+    (("targets", "--format", "xml"), "invalid value for '--format'"),
+    (("rule", "--bogus"), "no such option"),
+    (("nosuch",), "no such command 'nosuch'"),
+    (("--bogus",), "no such option '--bogus'"),
+])
+def test_usage_errors_are_one_line_and_exit_2(tmp_path, monkeypatch, args, words):
+    monkeypatch.chdir(tmp_path)
+    result = run(*args)
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("atccheck: error: ") and words in line and "--help'" in line
+    assert "Usage:" not in result.output and "Try '" not in result.output
+
+
+def test_bare_atccheck_still_shows_the_help():
+    result = run()
+    assert "Commands:" in result.output
