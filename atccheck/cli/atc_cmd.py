@@ -14,6 +14,7 @@ from atccheck.cli.options import (
     cann_option,
     error_boundary,
     input_shape_option,
+    note_profile,
     use_color,
     write_output,
 )
@@ -65,6 +66,7 @@ def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_
     cann = settings.cann
     # ATC's own default unless --precision-mode or the settings name one
     precision_mode = settings.precision_mode if settings.sources.get("precision_mode") != DEFAULT else None
+    note_profile(cann)
     loaded = load_model(model, weights=False)
     if lint_text is not None or lint_file is not None:
         text = lint_text if lint_text is not None else _read_script(lint_file)

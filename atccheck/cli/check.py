@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from atccheck.cli.config import SETTINGS_HELP, settings_from_options, settings_options
-from atccheck.cli.options import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error_boundary, use_color, write_output
+from atccheck.cli.options import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    error_boundary,
+    note_profile,
+    use_color,
+    write_output,
+)
 from atccheck.emit import FORMATS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,6 +144,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         raise UsageError("--baseline and --write-baseline exclude each other (rewrite a baseline with --write-baseline alone)")
     if not settings.socs:
         raise UsageError("no chip to check for: give --soc SOC_VERSION (repeat for several) or set soc in [tool.atccheck]")
+    note_profile(settings.cann)
     targets = []
     for soc in settings.socs:
         target = resolve_target(soc, settings.cann, settings.precision_mode)

@@ -13,6 +13,7 @@ from atccheck.cli.options import (
     cann_option,
     error_boundary,
     input_shape_option,
+    note_profile,
     precision_option,
     soc_option,
     use_color,
@@ -70,6 +71,7 @@ def fix_command(model, inputs, output, in_place, unsafe_fixes, no_verify, fmt, r
 
     settings = settings_from_options(params)
     soc = one_chip(settings, "fix")
+    note_profile(settings.cann)
     refuse_overwriting_inputs([("-o", output)], [], [("--inputs", inputs), ("--config", settings.config_path)])
     gears = settings.gears_for(model)
     if gears is not None:
