@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from typing import Any
 
 import click
 
@@ -23,7 +25,7 @@ from atccheck.target import DEFAULT_PRECISION_MODE
 
 @click.command("atc-cmd", epilog=SETTINGS_HELP + " atc-cmd reads soc (one chip), cann, precision-mode and "
                "the model's input-shapes entry (shapes and gears): the command check prints for the same settings.")
-@click.argument("model", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("model", required=False, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--soc", "soc", metavar="SOC_VERSION",
               help="Target chip, as ATC's --soc_version (any case). Required unless --lint/--lint-file "
                    "names a valid one.")
@@ -38,7 +40,8 @@ from atccheck.target import DEFAULT_PRECISION_MODE
               help="--precision_mode or --precision_mode_v2 value (default: ATC's own, " + DEFAULT_PRECISION_MODE + ").")
 @click.option("--lint", "lint_text", metavar='"atc ..."', help="Lint this atc command instead of writing one.")
 @click.option("--lint-file", "lint_file", type=click.Path(dir_okay=False, path_type=str), metavar="SCRIPT",
-              help="Lint every atc command in a shell script.")
+              help="Lint every atc command in a shell script, each against the model its --model names "
+                   "(relative to the script's folder; MODEL is then optional, used where that file is missing).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @config_file_options
 @error_boundary
@@ -53,7 +56,10 @@ def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_
 
     With --lint/--lint-file, each defect of the command (unknown or glued flags, a space after
     '=', wrong soc literals, input names not in MODEL, gear rules, NHWC for ONNX, ...) is listed
-    with the ATC error it would cause; exit 1 when one is an error.
+    with the ATC error it would cause; exit 1 when one is an error. With --lint-file, each
+    command is checked against the model its --model names, read relative to the script's
+    folder; where that file is missing, against MODEL (when it has the same file name), else
+    without the checks against a model (a note says which lines).
     """
     from atccheck.errors import UsageError
     from atccheck.model.loading import load_model
@@ -67,12 +73,18 @@ def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_
     # ATC's own default unless --precision-mode or the settings name one
     precision_mode = settings.precision_mode if settings.sources.get("precision_mode") != DEFAULT else None
     note_profile(cann)
-    loaded = load_model(model, weights=False)
+    if model is None and lint_file is None:
+        raise UsageError("missing argument 'MODEL' (only --lint-file can do without it: it reads the models its "
+                         "commands name); see 'atccheck atc-cmd --help'")
+    loaded = load_model(model, weights=False) if model is not None else None
     if lint_text is not None or lint_file is not None:
         text = lint_text if lint_text is not None else _read_script(lint_file)
         soc = one_chip(settings, "atc-cmd") if settings.socs else None
-        _lint(loaded.model, model, text, lint_file or "<command>", soc, cann, fmt, precision_mode)
+        given = (loaded.model, model) if loaded is not None and model is not None else None
+        models = ScriptModels(os.path.dirname(lint_file) or ".", given) if lint_file is not None else None
+        _lint(given, text, lint_file or "<command>", soc, cann, fmt, precision_mode, models)
         return
+    assert loaded is not None and model is not None
     soc = one_chip(settings, "atc-cmd")
     from atccheck.atc.command import GEAR_KEYWORDS, build_command
 
@@ -101,6 +113,65 @@ def _read_script(path: str) -> str:
     from atccheck.fileio import read_small_file
 
     return read_small_file(path, "--lint-file", limit=SCRIPT_LIMIT).decode("utf-8", errors="replace")
+
+
+class ScriptModels:
+    """The model each command of a script converts: its --model read relative to the script's
+    folder where that file exists; else the MODEL argument when it has the same file name (or the
+    command names none it can be told by); else none, and why (the checks against a model are
+    skipped for that command)."""
+
+    def __init__(self, folder: str, given: "tuple[Any, str] | None") -> None:
+        self.folder = folder
+        self.given = given
+        self.unread: dict[int, tuple[str, str]] = {}  # command line -> (model path, why it was not read)
+        self._cache: dict[str, Any] = {}
+
+    def path_of(self, cmd) -> str | None:
+        """--model as ATC gets it from this script, or None (absent, or a shell expansion)."""
+        occurrence = cmd.last("--model")
+        if occurrence is None or not occurrence.value or occurrence.has_expansion:
+            return None
+        value = occurrence.value.strip('"')
+        return value if os.path.isabs(value) else os.path.join(self.folder, value)
+
+    def __call__(self, cmd):
+        from atccheck.errors import InputError
+
+        path = self.path_of(cmd)
+        if path is not None and os.path.isfile(path):
+            key = os.path.realpath(path)
+            if key not in self._cache:
+                from atccheck.model.loading import load_model
+
+                try:
+                    self._cache[key] = load_model(path, weights=False).model
+                except InputError as exc:
+                    self._cache[key] = exc
+            found = self._cache[key]
+            if not isinstance(found, Exception):
+                return found, path
+            problem = str(found)
+        else:
+            problem = "no such file"
+        if self.given is not None and (path is None or os.path.basename(path) == os.path.basename(self.given[1])):
+            return self.given
+        if path is not None:
+            self.unread[cmd.line] = (path, problem)
+        else:
+            self.unread[cmd.line] = ("--model", "not given" if cmd.last("--model") is None else "a shell expansion")
+        return None, path
+
+    def note(self) -> str | None:
+        """One line for every command linted without a model, or None."""
+        if not self.unread:
+            return None
+        lines = ", ".join(str(line) for line in sorted(self.unread))
+        first = self.unread[min(self.unread)]
+        more = f" (and {len(self.unread) - 1} more)" if len(self.unread) > 1 else ""
+        return (f"no model read for the command{'s' if len(self.unread) > 1 else ''} on line{'s' if len(self.unread) > 1 else ''} "
+                f"{lines} ({first[0]}: {first[1]}{more}): the checks against a model (input names, ranks, dynamic "
+                "inputs) were skipped for them; give MODEL or run from where the script's paths resolve")
 
 
 def _suggestion(model, model_path, result, soc, cann, precision_mode):
@@ -135,11 +206,17 @@ def _suggestion(model, model_path, result, soc, cann, precision_mode):
     return None
 
 
-def _lint(model, model_path, text, where, soc, cann, fmt, precision_mode):
+def _lint(given, text, where, soc, cann, fmt, precision_mode, models=None):
     from atccheck.atc.lint import lint_command
 
-    result = lint_command(text, model, model_path=model_path, soc=soc, cann=cann)
-    suggested = _suggestion(model, model_path, result, soc, cann, precision_mode)
+    model, model_path = given if given is not None else (None, None)
+    result = lint_command(text, model, model_path=model_path, soc=soc, cann=cann, model_for=models)
+    if models is not None and result.commands:
+        model, model_path = models(result.commands[0])  # the suggestion is for the first command's model
+    suggested = _suggestion(model, model_path, result, soc, cann, precision_mode) if model is not None else None
+    note = models.note() if models is not None else None
+    if note:
+        click.echo(f"atccheck: note: {note}", err=True)
     if fmt == "json":
         doc = {
             "source": where,
@@ -147,6 +224,8 @@ def _lint(model, model_path, text, where, soc, cann, fmt, precision_mode):
             "summary": {**result.counts(), "total": len(result.findings)},
             "findings": [f.to_dict() for f in result.findings],
             "suggested": suggested.to_dict() if suggested else None,
+            "model_checks_skipped": [{"line": line, "model": path, "why": why}
+                                     for line, (path, why) in sorted((models.unread if models else {}).items())],
         }
         write_output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", None)
     else:

@@ -133,3 +133,81 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path, monkeypatch, args, words
 def test_bare_atccheck_still_shows_the_help():
     result = run()
     assert "Commands:" in result.output
+
+
+# --------------------------------------------------------------------------- scripts that convert several models
+
+
+def recognizer(path: Path) -> Path:
+    """A model whose one input is called 'x' and is 2-D: not the detector's 'images'."""
+    node = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    onnx.save(make_model([node], [tensor_input("x", [1, 16])], [tensor_input("y", [1, 16])]), str(path))
+    return path
+
+
+SCRIPT = """#!/bin/sh
+set -e
+atc --framework=5 --model=models/det.onnx --output=out/det --soc_version=Ascend310P3 \\
+    --input_format=NCHW --input_shape="images:1,3,320,320"
+atc --framework=5 --model=models/rec.onnx --output=out/rec --soc_version=Ascend310P3 \\
+    --input_format=ND --input_shape="x:1,16"
+"""
+
+
+@pytest.fixture
+def scripted(tmp_path, monkeypatch) -> Path:
+    """deploy/convert.sh converts two models named relative to its own folder; the run starts elsewhere."""
+    deploy = tmp_path / "deploy"
+    (deploy / "models").mkdir(parents=True)
+    detector(deploy / "models" / "det.onnx")
+    recognizer(deploy / "models" / "rec.onnx")
+    (deploy / "convert.sh").write_text(SCRIPT, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / ".atccheck.toml").write_text("")
+    monkeypatch.chdir(elsewhere)
+    return deploy
+
+
+def lint_json(*args):
+    result = run("atc-cmd", *args, "--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    return result, json.loads(result.stdout)
+
+
+def test_each_command_is_checked_against_the_model_it_names(scripted):
+    result, doc = lint_json(scripted / "models" / "det.onnx", "--lint-file", scripted / "convert.sh")
+    codes = [f["code"] for f in doc["findings"]]
+    assert "AC515" not in codes and "AC526" not in codes, doc["findings"]
+    assert result.exit_code == 0 and doc["model_checks_skipped"] == []
+
+
+def test_model_is_optional_with_lint_file(scripted):
+    result, doc = lint_json("--lint-file", scripted / "convert.sh")
+    assert result.exit_code == 0 and doc["summary"]["error"] == 0
+    assert doc["suggested"]["argv"][2] == f"--model={scripted / 'models' / 'det.onnx'}"
+
+
+def test_a_wrong_input_name_is_still_found_in_the_second_model(scripted):
+    (scripted / "convert.sh").write_text(SCRIPT.replace('"x:1,16"', '"z:1,16"'), encoding="utf-8")
+    result, doc = lint_json("--lint-file", scripted / "convert.sh")
+    assert result.exit_code == 1
+    assert [(f["code"], f["data"]["line"]) for f in doc["findings"] if f["severity"] == "error"] == [("AC515", 5)]
+
+
+def test_commands_without_a_readable_model_skip_the_model_checks_and_say_so_once(scripted):
+    (scripted / "models" / "rec.onnx").unlink()
+    (scripted / "models" / "det.onnx").unlink()
+    result, doc = lint_json("--lint-file", scripted / "convert.sh")
+    assert result.exit_code == 0 and doc["summary"]["error"] == 0
+    assert [item["line"] for item in doc["model_checks_skipped"]] == [3, 5]
+    notes = [line for line in result.stderr.splitlines() if "no model read" in line]
+    assert len(notes) == 1 and "lines 3, 5" in notes[0] and "no such file" in notes[0]
+    assert doc["suggested"] is None
+
+
+def test_model_is_still_required_without_lint_file(scripted):
+    result = run("atc-cmd", "--lint", "atc --model=a.onnx --framework=5")
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("atccheck: error: missing argument 'MODEL'")

@@ -9,7 +9,7 @@ the facts (and the model, when given).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,12 +50,15 @@ def lint_command(
     model_path: str | None = None,
     soc: str | None = None,
     cann: str = DEFAULT_PROFILE,
+    model_for: "Callable[[ParsedCommand], tuple[onnx.ModelProto | None, str | None]] | None" = None,
 ) -> LintResult:
     """Lint every ``atc`` command in ``text`` (a one-liner or a script).
 
     ``model`` enables the checks against the graph (input names, ranks, dynamic inputs);
     ``soc`` is the chip to assume when the command's own ``--soc_version`` is missing or invalid;
     ``cann`` picks the release (flags such as --precision_mode_v2 exist only from 7.0 on).
+    ``model_for`` gives each command its own (model, model path) instead, for a script that
+    converts several models; (None, path) skips the checks against the graph for that command.
     Raises UsageError when the text holds no atc command or is not complete shell.
     """
     tbl = tables()
@@ -71,10 +74,11 @@ def lint_command(
     flags = known_flags(tbl)
     collector = Collector()
     rules = command_rules()
-    onnx_given = model is not None or (model_path or "").endswith(".onnx")
     parsed = [parse_atc_words(words, flags, line) for words, line in found]
     for index, cmd in enumerate(parsed):
-        ctx = CommandContext(cmd, collector, tbl, flags, profile, model, model_path, fallback_soc, onnx_given)
+        graph, path = model_for(cmd) if model_for is not None else (model, model_path)
+        onnx_given = graph is not None or (path or "").endswith(".onnx")
+        ctx = CommandContext(cmd, collector, tbl, flags, profile, graph, path, fallback_soc, onnx_given)
         if index == 0:  # the shell's cuts, of every command, come first
             _judge_events(cuts, _stage(rules, "shell"), ctx)
         _judge_events(cmd.events, _stage(rules, "parser"), ctx)
