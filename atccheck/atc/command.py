@@ -181,14 +181,31 @@ def _gears(option: str, spec: Any) -> Gears:
     return gears
 
 
-def _input_format(entries: Sequence[ShapeEntry], gears: Gears | None) -> str:
+# Channel counts of an image tensor (grey, RGB, RGBA): a 4-D input whose last axis holds one of
+# them and whose axis 1 holds more is laid out channels-last (MTCNN's [N,48,48,3]).
+IMAGE_CHANNELS = (1, 3, 4)
+
+
+def channels_last(entry: ShapeEntry) -> bool:
+    """A 4-D input laid out N,H,W,C: a channel count last, and more than that on axis 1."""
+    dims = entry.dims
+    return len(dims) == 4 and dims[3] in IMAGE_CHANNELS and dims[1] > max(IMAGE_CHANNELS)
+
+
+def _input_format(entries: Sequence[ShapeEntry], gears: Gears | None, notes: list[str] | None = None) -> str:
     if gears is not None and gears.option == "--dynamic_dims":
         return "ND"
     if gears is not None and gears.option == "--dynamic_image_size":
         return "NCHW"
     ranks = {len(e.dims) for e in entries}
     if ranks == {4}:
-        return "NCHW"
+        nhwc = [e for e in entries if channels_last(e)]
+        if nhwc and notes is not None:
+            shape = ",".join(str(d) for d in nhwc[0].dims)
+            notes.append(f"input '{nhwc[0].name}' [{shape}] is channels-last (N,H,W,C), which ATC's --input_format "
+                         "cannot say for ONNX (NCHW, ND or NCDHW; NHWC is E10001): ND claims no layout; AIPP needs "
+                         "NCHW, so put a Transpose in front of the model to use it")
+        return "ND" if nhwc else "NCHW"
     if ranks == {5}:
         return "NCDHW"
     return "ND"
@@ -334,7 +351,7 @@ def build_command(
                          "kernel (or runs on AI CPU); give static shapes or gears for a faster static model")
 
     base = _output_base(model_path, output, notes, tbl)
-    input_format = _input_format(entries, gears)
+    input_format = _input_format(entries, gears, notes)
     argv = [
         "atc",
         f"--framework={onnx_framework(tbl)}",
@@ -356,6 +373,10 @@ def build_command(
     return AtcCommand(tuple(argv), tuple(notes), tuple(entries))
 
 
+# --model of a command for a model checked in memory (a ModelProto has no file): a template
+# placeholder, which the command lint reports as such, rather than a file that does not exist.
+IN_MEMORY_MODEL = "<model>.onnx"
+
 GEAR_KEYWORDS = {"--dynamic_batch_size": "dynamic_batch", "--dynamic_image_size": "dynamic_image_size",
                  "--dynamic_dims": "dynamic_dims"}
 
@@ -368,10 +389,11 @@ def command_for_report(report: "Report", gears: Gears | None = None) -> AtcComma
     if ctx is None:
         return None
     extra = {GEAR_KEYWORDS[gears.option]: gears.text()} if gears is not None else {}
+    in_memory = ctx.loaded.path is None
     try:
-        return build_command(
+        command = build_command(
             ctx.model,
-            report.model,
+            IN_MEMORY_MODEL if in_memory else report.model,
             report.target.soc.name,
             input_shapes=dict(report.input_shapes) or None,
             precision_mode=report.target.precision_mode,
@@ -380,3 +402,7 @@ def command_for_report(report: "Report", gears: Gears | None = None) -> AtcComma
         )
     except AtcCheckError:
         return None
+    if in_memory:
+        note = f"the model was checked in memory: save it and put its path for {IN_MEMORY_MODEL} (and --output)"
+        command = AtcCommand(command.argv, (note, *command.notes), command.input_shapes)
+    return command

@@ -91,6 +91,21 @@ def progress_bar(total: int) -> Iterator[Any]:
         yield advance
 
 
+def written_line(destinations: Sequence[tuple[str, str | None]], reports: Sequence["Report"],
+                 unchecked: Sequence[Any], fail_on: str) -> str:
+    """'wrote out.sarif (sarif): 2 errors, 1 warning, 0 info in 1 check; fails --fail-on error'."""
+    files = ", ".join(f"{path} ({fmt})" for fmt, path in destinations)
+    counts = {key: sum(r.counts()[key] for r in reports) for key in ("error", "warning", "info")}
+    failing = sum(1 for r in reports if r.fails(fail_on))
+    verdict = (f"{failing} of {len(reports)} fail" if len(reports) > 1 else "fails") if failing else "passes"
+    text = (f"wrote {files}: {counts['error']} error{'s' if counts['error'] != 1 else ''}, {counts['warning']} "
+            f"warning{'s' if counts['warning'] != 1 else ''}, {counts['info']} info in {len(reports)} "
+            f"check{'s' if len(reports) != 1 else ''}; {verdict} --fail-on {fail_on}")
+    if unchecked:
+        text += f"; {len(unchecked)} model{'s' if len(unchecked) != 1 else ''} could not be checked"
+    return text
+
+
 def exit_code(reports: Sequence["Report"], unchecked: Sequence[Any], fail_on: str, wrote_baseline: bool) -> int:
     if unchecked:
         return EXIT_ERROR
@@ -238,6 +253,8 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
 
     from atccheck.emit._grouping import one_line
 
+    if all(path is not None for _, path in destinations):  # nothing went to the terminal: say where it went
+        click.echo(f"atccheck: {written_line(destinations, reports, unchecked, settings.fail_on)}", err=True)
     for item in unchecked:
         click.echo(f"atccheck: error: {one_line(f'{item.path}: {item.problem}')}", err=True)
     if outcome is not None:

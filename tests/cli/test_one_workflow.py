@@ -211,3 +211,55 @@ def test_model_is_still_required_without_lint_file(scripted):
     assert result.exit_code == 2
     (line,) = result.stderr.splitlines()
     assert line.startswith("atccheck: error: missing argument 'MODEL'")
+
+
+# --------------------------------------------------------------------------- honest commands and outputs
+
+
+def test_a_report_written_to_a_file_says_so_in_one_line(project):
+    result = run("check", "models/det.onnx", "--format", "sarif", "-o", "out.sarif")
+    assert result.exit_code == 0 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line == "atccheck: wrote out.sarif (sarif): 0 errors, 0 warnings, 0 info in 1 check; passes --fail-on error"
+    both = run("check", "models/det.onnx", "--format", "text", "--format", "json", "-o", "-", "-o", "out.json")
+    assert "wrote" not in both.stderr  # the terminal got the text report
+
+
+def test_a_model_checked_in_memory_gets_a_placeholder_not_its_graph_name():
+    import shlex
+
+    from atccheck.api import check
+    from atccheck.atc.command import IN_MEMORY_MODEL
+
+    model = onnx.load_from_string(detector_bytes())
+    model.graph.name = "torch_jit"
+    report = check(model, "Ascend310P3", input_shapes="images:1,3,32,32")
+    argv = shlex.split(report.atc_command.line)
+    assert f"--model={IN_MEMORY_MODEL}" in argv and not any("torch_jit" in word for word in argv)
+    assert any("in memory" in note for note in report.atc_command.notes)
+
+
+def detector_bytes() -> bytes:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        return detector(Path(folder) / "d.onnx").read_bytes()
+
+
+def test_a_channels_last_image_input_is_not_called_nchw(tmp_path):
+    from atccheck.atc.command import build_command
+
+    node = helper.make_node("Relu", ["x"], ["y"])
+    model = make_model([node], [tensor_input("x", [1, 48, 48, 3])], [tensor_input("y", [1, 48, 48, 3])])
+    command = build_command(model, "onet.onnx", "Ascend310P3")
+    assert command.option("--input_format") == "ND"
+    assert any("channels-last" in note for note in command.notes)
+    nchw = make_model([node], [tensor_input("x", [1, 3, 48, 48])], [tensor_input("y", [1, 3, 48, 48])])
+    assert build_command(nchw, "pnet.onnx", "Ascend310P3").option("--input_format") == "NCHW"
+
+
+def test_mtcnn_onet_gets_the_input_format_that_is_true(shared_models):
+    result = run("atc-cmd", shared_models / "mtcnn_onet.onnx", "--soc", "Ascend310P3", "--no-config",
+                 "--input-shape", "input_3:1,48,48,3")
+    assert result.exit_code == 0, result.output
+    assert "--input_format=ND" in shlex.split(result.stdout) and "channels-last" in result.stderr
