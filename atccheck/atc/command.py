@@ -189,7 +189,9 @@ IMAGE_CHANNELS = (1, 3, 4)
 def channels_last(entry: ShapeEntry) -> bool:
     """A 4-D input laid out N,H,W,C: a channel count last, and more than that on axis 1."""
     dims = entry.dims
-    return len(dims) == 4 and dims[3] in IMAGE_CHANNELS and dims[1] > max(IMAGE_CHANNELS)
+    if len(dims) != 4 or not isinstance(dims[1], int) or not isinstance(dims[3], int):
+        return False  # a range (lo~hi) says nothing about the layout
+    return dims[3] in IMAGE_CHANNELS and dims[1] > max(IMAGE_CHANNELS)
 
 
 def _input_format(entries: Sequence[ShapeEntry], gears: Gears | None, notes: list[str] | None = None) -> str:
