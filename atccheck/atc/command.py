@@ -83,11 +83,19 @@ def quote_value(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
+# Options whose value is a list in general: quoted every time, so a one-input static shape
+# (x:1) reads as the lists do ("x:1,3;y:1"), not bare beside them.
+LIST_VALUED = ("--input_shape=",)
+
+
 def shell_word(word: str) -> str:
     """One argv element as shell text; ``--name=value`` keeps the name bare."""
     match = re.match(r"^(--[A-Za-z0-9_]+=)(.*)$", word, re.S)
     if match:
-        return match.group(1) + quote_value(match.group(2))
+        name, value = match.groups()
+        if name in LIST_VALUED and value and not _DOUBLE_QUOTE_UNSAFE.search(value):
+            return f'{name}"{value}"'
+        return name + quote_value(value)
     return quote_value(word)
 
 

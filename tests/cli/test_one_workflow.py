@@ -263,3 +263,12 @@ def test_mtcnn_onet_gets_the_input_format_that_is_true(shared_models):
                  "--input-shape", "input_3:1,48,48,3")
     assert result.exit_code == 0, result.output
     assert "--input_format=ND" in shlex.split(result.stdout) and "channels-last" in result.stderr
+
+
+def test_input_shape_is_quoted_for_a_static_one_input_model_too():
+    from atccheck.atc.command import build_command
+
+    node = helper.make_node("Relu", ["x"], ["y"])
+    model = make_model([node], [tensor_input("x", [1])], [tensor_input("y", [1])])
+    line = build_command(model, "m.onnx", "Ascend310P3").line
+    assert '--input_shape="x:1"' in line and shlex.split(line)[-1] == "--input_shape=x:1"
