@@ -32,9 +32,11 @@ __all__ = ["SHAPE_SOURCE", "Dim", "Gears", "ModelInput", "Problem", "ShapeEntry"
            "gear_label", "gear_option_for", "gear_shapes", "model_inputs", "parse_gears", "parse_input_shape"]
 
 GEAR_SOURCE = "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc"
-DYNAMIC_SOURCE = "shared/reference/atc_options.json --input_shape (ranges not supported on Ascend310/310B)"
-RELEASE_DYNAMIC_SOURCE = ("shared/reference/notes/atc_cli.md rule 12 (CANN <= 6.x); "
-                          "op_tables/profiles.json input_shape_ranges")
+DYNAMIC_SOURCE = ("https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/82RC1alpha003/devaids/atctool/"
+                  "atlasatcparam_16_0036.html (--soc_version: no shape ranges on Ascend310); hicann/runtime@681ef7610:"
+                  "src/dfx/error_manager/error_code.json (EZ3002)")
+RELEASE_DYNAMIC_SOURCE = ("hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 and ranges in "
+                          "--input_shape); op_tables/profiles.json input_shape_ranges (CANN <= 6.x: no ranges)")
 
 
 # --------------------------------------------------------------------------- gears

@@ -63,4 +63,4 @@ def targets_command(fmt):
         click.echo(f"       kernels: {profile.kernel_release}; {profile.note}")
         releases = ", ".join(f"{line}.x" for line in profile.release_lines)
         click.echo(f"       releases: {releases}")
-        click.echo(f"       sources: {'; '.join(profile.source)}")
+        click.echo(f"       sources: {'; '.join(tbl.label_sources(s) for s in profile.source)}")

@@ -12,9 +12,11 @@ from atccheck.rules.base import Rule, register
 
 PARSE_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc (ParseInput)"
 CHECK_SOURCE = "hicann/ge@ffdcbc9f7:api/atc/omg.cc (CheckInputShapeNode)"
-GEAR_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc; shared/reference/notes/atc_cli.md rules 13-15"
-DYNAMIC_SOURCE = ("shared/reference/notes/cann_source.md section 5 (-1 without a gear option: a dynamic-shape model); "
-                  "atc_options.json --input_shape")
+GEAR_SOURCE = ("hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc; "
+               "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc (gear options)")
+DYNAMIC_SOURCE = ("hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 without a gear option: a "
+                  "dynamic-shape model); https://www.hiascend.com/document/detail/zh/canncommercial/900/devaids/"
+                  "atctool/atlasatcparam_16_0016.html (--input_shape)")
 
 # Example sizes for the hints (not facts: a user puts their own): one triple per kind of axis,
 # the first for a static --input-shape, all three as gears.

@@ -11,7 +11,8 @@ from atccheck.rules.base import Rule, register
 
 RANGE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 without a gear option becomes a shape range)"
 EZ3002_SOURCE = "hicann/runtime@681ef7610:src/dfx/error_manager/error_code.json (EZ3002 'Dynamic shape is not supported on this chip!')"
-GEAR_SOURCE = "shared/reference/notes/atc_cli.md rule 17 (gear mode cannot handle data-dependent internal shapes)"
+GEAR_SOURCE = ("hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc (gear mode builds one static "
+               "graph per gear: internal shapes that depend on data have no static form)")
 FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"
 
 

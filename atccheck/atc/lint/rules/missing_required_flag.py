@@ -54,8 +54,8 @@ class MissingRequiredFlag(CommandRule):
             if occurrence is None:
                 ctx.report(cls, flag, f"{flag} is required for --mode={mode} and is not given",
                            hint=f"add {flag}=..." + (f" ({onnx_framework()} for ONNX)" if flag == "--framework" else ""),
-                           atc_error=code, source="shared/reference/atc_options.json dependency_rules")
+                           atc_error=code, source=ctx.flags[flag].source)
             elif occurrence.value == "" and not occurrence.intended:
                 ctx.report(cls, flag, f"{flag} is given with an empty value",
                            hint=f"give {flag} its value", atc_error="E10054",
-                           source="shared/reference/atc_options.json dependency_rules")
+                           source=ctx.flags[flag].source)

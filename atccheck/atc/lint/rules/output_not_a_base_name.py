@@ -56,4 +56,4 @@ class OutputNotABaseName(CommandRule):
             ctx.report(cls, "--output",
                        f"'{output}' ends with .om: ATC appends .om itself and writes '{output}.om'",
                        hint=f"--output={output[:-3]}", atc_error=None, severity=Severity.WARNING,
-                       source="shared/reference/atc_options.json --output")
+                       source=ctx.flags["--output"].source)

@@ -57,4 +57,5 @@ class WrongFramework(CommandRule):
             ctx.report(cls, "--framework",
                        f"--framework={framework.value} for an ONNX model: ATC parses the file as another framework's "
                        "format and fails", hint="--framework=5 for ONNX", atc_error="E13005",
-                       source="shared/reference/notes/atc_cli.md rule 22")
+                       source="hicann/ge@ffdcbc9f7:parser/parser/common/acl_graph_parser_util.cc (E13005: the file does not "
+                              "parse)")
