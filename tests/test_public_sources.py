@@ -16,7 +16,8 @@ from atccheck.cli.main import main
 from atccheck.rule_docs import rule_page, rule_text
 from conftest import PROJECT, SAMPLE_MODELS
 
-PRIVATE = re.compile(r"notes/[a-z_]+\.md|shared/reference")
+# The research notes (atc_cli.md, cann_source.md, ...) and the reference folder they sit in.
+PRIVATE = re.compile(r"\b(atc_cli|cann_source|onnx_op_spec|peers)\.md\b|shared/reference")
 
 
 def strings(value):
@@ -57,6 +58,8 @@ def test_targets_name_upstream_projects_not_mirror_accounts():
     assert "vue-element-admin" not in text and "canndev (2022-06 snapshot)" in text
 
 
-def test_rule_pages_use_markdown_code_spans():
+def test_rule_pages_use_markdown_code_spans_and_cite_public_sources():
     for rule in catalogue():
-        assert "``" not in rule_page(rule) and "``" not in rule_text(rule), rule.name
+        page = rule_page(rule)
+        assert "``" not in page and "``" not in rule_text(rule), rule.name
+        assert not PRIVATE.search(page), (rule.name, PRIVATE.search(page))

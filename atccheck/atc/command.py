@@ -5,13 +5,13 @@
 error code, any request ATC itself would reject (gear rules, dynamic shape on chips without it,
 precision values the chip or release lacks), so a command it prints is one ATC accepts.
 
-Rules and their facts (``shared/reference/notes/atc_cli.md`` section 1; ``docs/atc.md``):
+Rules and their facts (hicann/ge ``api/atc`` and ``compiler/api/aclgrph/option_utils.cc``; ``docs/atc.md``):
 - ``--framework=5 --model --output --soc_version`` always; ``--output`` is a base name.
 - ``--input_format``: NCHW when every input is 4-D, NCDHW when every input is 5-D, ND otherwise
   and with ``--dynamic_dims`` (ONNX accepts only these three, E10001).
 - ``--input_shape`` lists every real input (graph inputs minus initializers) in graph order,
   static models included: it records which shape the ``.om`` is built for (a scalar input is
-  written ``name:``, atc_cli.md rule 10), and ATC needs it for -1 dims and gears.
+  written ``name:``, option_utils.cc), and ATC needs it for -1 dims and gears.
 - one gear option at most (E10009), 2..gear_max gears, no repeats, -1 only where the option allows.
 - ``--precision_mode`` or ``--precision_mode_v2``, never both (E10056); nothing for the default.
 """

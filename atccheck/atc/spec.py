@@ -2,8 +2,8 @@
 
 Both the command generator and the linter use these functions, so a command atccheck writes
 and a command atccheck accepts obey exactly the same rules. Each broken rule comes back as a
-:class:`Problem` naming the ATC error code ATC would print (facts: ``atc_cli.md`` sections
-1.3-1.4, ``atc_options.json`` --input_shape / --dynamic_* entries, hicann/ge
+:class:`Problem` naming the ATC error code ATC would print (facts: the
+``--input_shape`` / ``--dynamic_*`` pages of the ATC docs (``op_tables/atc_options.json``), hicann/ge
 ``compiler/api/aclgrph/option_utils.cc`` and ``compiler/graph/preprocess/multi_batch_options.cc``).
 """
 
@@ -202,7 +202,7 @@ def gear_shapes(gears: Gears, entries: Sequence[ShapeEntry]) -> list[tuple[str, 
 
 
 def gear_option_for(entries: Sequence[ShapeEntry]) -> str:
-    """The gear option whose rules the -1 axes of ``entries`` fit (notes/atc_cli.md rules 13-15).
+    """The gear option whose rules the -1 axes of ``entries`` fit (hicann/ge multi_batch_options.cc).
 
     --dynamic_batch_size when only axis 0 of inputs is -1; --dynamic_image_size when the -1s
     are exactly H and W of 4-D inputs; --dynamic_dims otherwise (batch and sequence both -1).

@@ -46,7 +46,7 @@ class AttrIgnored(Rule):
 
     ## Facts
     ``op_tables/op_facts.json`` kind ``ignored-attr``: the Gemm, Resize and AveragePool
-    plugins of the 2022 canndev tree and of hicann/ops-nn (notes/cann_source.md section 6),
+    plugins of the 2022 canndev tree and of hicann/ops-nn (each entry names its plugin file),
     and the published Gemm and Resize pages.
     """
 

@@ -72,7 +72,7 @@ class DtypeNotSupported(Rule):
     statements); ``atc_options.json`` --precision_mode meanings (``precision_fp16_casts``: the
     dtypes a casting mode turns into float16) and ``--oo_constant_folding``
     (default true: constant subgraphs are computed at compile time); the ``op_select_format``
-    flag (``ascend_op_kernels.json`` how_to_read, notes/cann_source.md section 7).
+    flag (``dynamicFormat`` in the op-info configs of the CANN 8.1.RC1 package).
     """
 
     code = "AC304"

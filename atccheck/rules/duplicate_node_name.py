@@ -9,7 +9,7 @@ from atccheck.findings import ROOT_GRAPH, Finding, Location, Severity
 from atccheck.model.graph import GraphNode
 from atccheck.rules.base import Rule, register
 
-PRECHECK_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc; atc_cli.md section 2.1"
+PRECHECK_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc; api/atc/omg.cc"
 
 
 @register
@@ -41,9 +41,11 @@ class DuplicateNodeName(Rule):
     names; node names carry no semantics, so the rewrite is exact.
 
     ## Facts
-    atc_cli.md section 2.1 (synthetic Input nodes, root graph only, cause code 9) and
+    hicann/ge pre_checker.cc and api/atc/omg.cc (synthetic Input nodes, root graph only,
+    cause code 9) and
     ``atc_error_codes.json`` E13009 (the 9.x code; the code older releases print is not in
-    the facts); cann_source.md section 4 (unnamed nodes get ``<op_type>_<n>``).
+    the facts); hicann/ge parser/parser/onnx/onnx_parser.cc (unnamed nodes get
+    ``<op_type>_<n>``).
     """
 
     code = "AC106"

@@ -59,9 +59,9 @@ class DynamicShapeUnsupported(Rule):
 
     ## Facts
     Range compilation of ``-1``: hicann/ge compiler/api/aclgrph/option_utils.cc. EZ3002 and
-    the chips without dynamic shape (``op_tables/socs.json`` ``dynamic_shape``): atc_cli.md
-    rule 12, hicann/runtime error_code.json. Gear mode and data-dependent shapes: atc_cli.md
-    rule 17. Which inputs give an op its output shape: ``op_facts.json`` kind
+    the chips without dynamic shape (``op_tables/socs.json`` ``dynamic_shape``): its
+    sources, hicann/runtime error_code.json. Gear mode and data-dependent shapes: hicann/ge
+    compiler/graph/preprocess/multi_batch_options.cc (one static graph per gear). Which inputs give an op its output shape: ``op_facts.json`` kind
     ``shape-value-inputs``, from the ONNX operator spec (onnx/onnx docs/Operators.md); it is
     ONNX semantics, not a CANN fact.
     """

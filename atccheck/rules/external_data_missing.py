@@ -50,9 +50,9 @@ class ExternalDataMissing(Rule):
 
     ## Facts
     External data as FileConstant read beside the model, ``offset``/``length`` as int64:
-    notes/cann_source.md section 4 (hicann/ge parser/parser/onnx/onnx_parser.cc,
-    onnx_file_constant_parser.cc). Missing external data among the common ATC failures
-    (E13026/E13000 path errors, E10041): notes/atc_cli.md failure 14. The pointer format:
+    hicann/ge@ffdcbc9f7 parser/parser/onnx/onnx_parser.cc (``SetExternalPath``) and
+    onnx_file_constant_parser.cc. A path that does not resolve (E13026/E13000):
+    parser/parser/common/acl_graph_parser_util.cc; ATC error E10041. The pointer format:
     the Git LFS specification (not a CANN fact).
     """
 

@@ -38,7 +38,7 @@ class GearRule(CommandRule):
     command.
 
     ## Facts
-    ``notes/atc_cli.md`` rules 13-16; ``hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc``;
+    ``hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc``;
     ``op_tables/limits.json`` (gear counts per chip).
     """
 

@@ -35,7 +35,7 @@ class MissingRequiredFlag(CommandRule):
     Add the flag: ``--soc_version=Ascend310P3``; ``--framework=5`` for ONNX.
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``dependency_rules``; ``notes/atc_cli.md`` rule 4;
+    ``op_tables/atc_options.json`` ``dependency_rules``; each flag's page of the ATC docs (its ``op_tables/atc_options.json`` ``source``);
     ``atc_error_codes.json`` E10054, E10007.
     """
 

@@ -32,8 +32,8 @@ class OutputNotABaseName(CommandRule):
     ``--output=out/net``; ``--output=net``.
 
     ## Facts
-    ``notes/atc_cli.md`` rule 1; ``hicann/ge@ffdcbc9f7:api/atc/main_impl.cc``;
-    ``shared/reference/atc_options.json`` ``--output``.
+    ``hicann/ge@ffdcbc9f7:api/atc/main_impl.cc``;
+    ``op_tables/atc_options.json`` ``--output``.
     """
 
     code = "AC524"

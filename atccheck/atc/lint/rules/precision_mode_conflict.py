@@ -35,7 +35,7 @@ class PrecisionModeConflict(CommandRule):
     fp32 mode on chips without bf16.
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``mutual_exclusion_groups`` and ``--precision_mode_v2``;
+    ``op_tables/atc_options.json`` ``mutual_exclusion_groups`` and ``--precision_mode_v2``;
     ``atc_error_codes.json`` E10056.
     """
 

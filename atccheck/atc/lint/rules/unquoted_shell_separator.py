@@ -35,7 +35,7 @@ class UnquotedShellSeparator(CommandRule):
     Wrap the whole value in double quotes: ``--input_shape="a:1,3,224,224;b:1,128"``.
 
     ## Facts
-    ``notes/atc_cli.md`` rule 3 (an unquoted ``;`` ends the shell command and ATC reports a
+    POSIX Shell Command Language 2.2 and 2.9 (an unquoted ``;`` ends the shell command and ATC reports a
     required option as empty); ``atc_error_codes.json`` E10054.
     """
 

@@ -33,7 +33,7 @@ class WrongFramework(CommandRule):
     ``--framework=5``.
 
     ## Facts
-    ``notes/atc_cli.md`` rules 4 and 22; ``shared/reference/atc_options.json`` ``--framework``;
+    each flag's page of the ATC docs (its ``op_tables/atc_options.json`` ``source``); ``hicann/ge@ffdcbc9f7:parser/parser/common/acl_graph_parser_util.cc`` (E13005); ``op_tables/atc_options.json`` ``--framework``;
     ``atc_error_codes.json`` E10007, E13005.
     """
 
