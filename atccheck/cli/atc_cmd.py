@@ -82,7 +82,7 @@ def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_
         soc = one_chip(settings, "atc-cmd") if settings.socs else None
         given = (loaded.model, model) if loaded is not None and model is not None else None
         models = ScriptModels(os.path.dirname(lint_file) or ".", given) if lint_file is not None else None
-        _lint(given, text, lint_file or "<command>", soc, cann, fmt, precision_mode, models)
+        _lint(given, text, lint_file or "<command>", soc, cann, fmt, precision_mode, models, settings)
         return
     assert loaded is not None and model is not None
     soc = one_chip(settings, "atc-cmd")
@@ -174,11 +174,18 @@ class ScriptModels:
                 "inputs) were skipped for them; give MODEL or run from where the script's paths resolve")
 
 
-def _suggestion(model, model_path, result, soc, cann, precision_mode):
-    """The command atccheck would write for the same chip (and shapes/gears, when they are valid)."""
+def _suggestion(model, model_path, result, soc, cann, precision_mode, settings=None):
+    """The command atccheck would write for the same chip, keeping every option of the user's
+    command the lint did not judge wrong (--output, shapes, gears, precision): an option whose
+    value has an error finding is left out (a spelling defect, such as a glued flag or an
+    unquoted ';', keeps the value the user meant), and where the rest still make no valid
+    command, the gears, then the shapes, then the precision mode are dropped in turn. The
+    settings' shapes and gears for the model stand in for those the command does not keep."""
     from atccheck.atc.command import build_command
     from atccheck.atc.facts import gear_flags, valid_soc_names
+    from atccheck.atc.lint.rules import command_rule
     from atccheck.errors import AtcCheckError
+    from atccheck.findings import Severity
 
     cmd = result.commands[0] if result.commands else None
     chip = soc
@@ -188,15 +195,35 @@ def _suggestion(model, model_path, result, soc, cann, precision_mode):
         return None
     tries = []
     if cmd is not None:
-        gears = {flag: cmd.value(flag) for flag in gear_flags() if cmd.value(flag)}
-        tries.append(dict(
-            input_shapes=cmd.value("--input_shape") or None,
+        wrong = {f.location.node for f in result.findings if f.severity is Severity.ERROR
+                 and f.data.get("line") == cmd.line and command_rule(f.name).stage == "values"}
+
+        def kept(*flags: str) -> str | None:
+            for flag in flags:
+                occurrence = cmd.last(flag)
+                if occurrence is not None and occurrence.value and flag not in wrong and not occurrence.has_expansion:
+                    return occurrence.value.strip('"')
+            return None
+
+        gears = {flag: kept(flag) for flag in gear_flags()}
+        configured = settings.gears_for(model_path) if settings is not None and model_path else None
+        if configured is not None and not any(gears.values()):
+            gears[configured[0]] = configured[1]
+        shapes = kept("--input_shape")
+        if shapes is None and settings is not None and model_path:
+            shapes = settings.shapes_for(model_path)
+        mine = dict(
+            input_shapes=shapes,
             dynamic_batch=gears.get("--dynamic_batch_size"),
             dynamic_image_size=gears.get("--dynamic_image_size"),
             dynamic_dims=gears.get("--dynamic_dims"),
-            output=cmd.value("--output") or None,
-            precision_mode=precision_mode or cmd.value("--precision_mode_v2") or cmd.value("--precision_mode"),
-        ))
+            output=kept("--output"),
+            precision_mode=precision_mode or kept("--precision_mode_v2", "--precision_mode"),
+        )
+        tries.append(mine)
+        for dropped in (("dynamic_batch", "dynamic_image_size", "dynamic_dims"), ("input_shapes",), ("precision_mode",)):
+            mine = {**mine, **{key: None for key in dropped}}
+            tries.append(mine)
     tries.append(dict(precision_mode=precision_mode))
     for kwargs in tries:
         try:
@@ -206,14 +233,15 @@ def _suggestion(model, model_path, result, soc, cann, precision_mode):
     return None
 
 
-def _lint(given, text, where, soc, cann, fmt, precision_mode, models=None):
+def _lint(given, text, where, soc, cann, fmt, precision_mode, models=None, settings=None):
     from atccheck.atc.lint import lint_command
 
     model, model_path = given if given is not None else (None, None)
     result = lint_command(text, model, model_path=model_path, soc=soc, cann=cann, model_for=models)
     if models is not None and result.commands:
         model, model_path = models(result.commands[0])  # the suggestion is for the first command's model
-    suggested = _suggestion(model, model_path, result, soc, cann, precision_mode) if model is not None else None
+    suggested = (_suggestion(model, model_path, result, soc, cann, precision_mode, settings)
+                 if model is not None else None)
     note = models.note() if models is not None else None
     if note:
         click.echo(f"atccheck: note: {note}", err=True)

@@ -272,3 +272,24 @@ def test_input_shape_is_quoted_for_a_static_one_input_model_too():
     model = make_model([node], [tensor_input("x", [1])], [tensor_input("y", [1])])
     line = build_command(model, "m.onnx", "Ascend310P3").line
     assert '--input_shape="x:1"' in line and shlex.split(line)[-1] == "--input_shape=x:1"
+
+
+# --------------------------------------------------------------------------- the lint's suggestion
+
+
+def suggested_argv(project_dir: Path, command: str) -> list[str]:
+    result = run("atc-cmd", "models/det.onnx", "--lint", command, "--format", "json")
+    assert result.exit_code == 1, result.output
+    return json.loads(result.stdout)["suggested"]["argv"]
+
+
+def test_the_suggestion_keeps_what_the_lint_did_not_judge_wrong(project):
+    # one gear is too few (E10035): the gears go, the user's --output and shapes stay
+    argv = suggested_argv(project, "atc --framework=5 --model=models/det.onnx --output=build/det "
+                                   "--soc_version=Ascend310P3 --input_shape=images:-1,3,320,320 --dynamic_batch_size=4")
+    assert "--output=build/det" in argv and "--input_shape=images:-1,3,320,320" in argv
+    assert not any(word.startswith("--dynamic_batch_size") for word in argv)
+    # an input name the model lacks (E10016): the shapes go, --output stays
+    argv = suggested_argv(project, "atc --framework=5 --model=models/det.onnx --output=build/det "
+                                   "--soc_version=Ascend310P3 --input_shape=image:1,3,320,320")
+    assert "--output=build/det" in argv and "--input_shape=images:1,3,320,320" in argv  # the config's shapes
