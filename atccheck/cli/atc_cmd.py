@@ -133,7 +133,7 @@ class ScriptModels:
         if occurrence is None or not occurrence.value or occurrence.has_expansion:
             return None
         value = occurrence.value.strip('"')
-        return value if os.path.isabs(value) else os.path.join(self.folder, value)
+        return value if os.path.isabs(value) else os.path.normpath(os.path.join(self.folder, value))
 
     def __call__(self, cmd):
         from atccheck.errors import InputError

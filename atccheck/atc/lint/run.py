@@ -18,7 +18,7 @@ from atccheck.atc.lint.context import Collector, CommandContext
 from atccheck.atc.lint.parse import ParsedCommand, atc_commands, parse_atc_words
 from atccheck.atc.lint.rule import CommandRule
 from atccheck.atc.lint.rules import command_rules
-from atccheck.atc.shell import ShellSyntaxError, split_commands
+from atccheck.atc.shell import ShellSyntaxError, resolve_variables, split_commands
 from atccheck.errors import UsageError
 from atccheck.findings import Finding, Severity
 from atccheck.tables import tables
@@ -65,7 +65,7 @@ def lint_command(
     profile = resolve_profile(cann, tbl)
     fallback_soc = resolve_soc(soc, tbl) if soc else None
     try:
-        commands = split_commands(text)
+        commands = resolve_variables(split_commands(text))
     except ShellSyntaxError as exc:
         raise UsageError(f"the command is not complete shell text: {exc}") from None
     found, cuts = atc_commands(commands)
