@@ -357,8 +357,10 @@ def build_command(
         if problems:
             raise AtcRuleError(problems[-1])  # the chip's refusal (EZ3002) is the decisive one
         if any(e.minus_one_axes or e.has_range for e in entries):
-            notes.append("-1 without a gear option builds a dynamic-shape model: every op needs a dynamic-shape "
-                         "kernel (or runs on AI CPU); give static shapes or gears for a faster static model")
+            notes.append("this command keeps -1 in --input_shape without a gear option: ATC does not stop at the "
+                         "-1 (E10001 is for a -1 no --input_shape sets) but builds a dynamic-shape model, where every "
+                         "op needs a dynamic-shape kernel (or runs on AI CPU); give static shapes or gears for a "
+                         "faster static model")
 
     base = _output_base(model_path, output, notes, tbl)
     input_format = _input_format(entries, gears, notes)

@@ -93,6 +93,7 @@ def _section(report: Report, fail_on: str, rule_docs_url: str | None) -> str:
         line = report.atc_command.line
         fence = "~~~~" if "```" in line else "```"
         lines += ["", "atc command:", "", f"{fence}sh", line, fence]
+        lines += [f"- note: {escape(note)}" for note in report.atc_command.notes]
     lines += ["", "</details>", ""]
     return "\n".join(lines)
 

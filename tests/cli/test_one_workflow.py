@@ -293,3 +293,14 @@ def test_the_suggestion_keeps_what_the_lint_did_not_judge_wrong(project):
     argv = suggested_argv(project, "atc --framework=5 --model=models/det.onnx --output=build/det "
                                    "--soc_version=Ascend310P3 --input_shape=image:1,3,320,320")
     assert "--output=build/det" in argv and "--input_shape=images:1,3,320,320" in argv  # the config's shapes
+
+
+def test_the_report_says_what_the_printed_command_does_when_the_verdict_is_about_another(project):
+    """AC201 is an error (atc without --input_shape stops at the -1); the printed command keeps -1 on a
+    chip with dynamic shape: the report says that this command builds a dynamic-shape model."""
+    result = run("check", "models/det.onnx", "--no-config", "--soc", "Ascend310P3")
+    assert result.exit_code == 1 and "AC201" in result.stdout
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("atc command:"))
+    assert "images:-1,3,-1,-1" in lines[at]
+    assert lines[at + 1].startswith("  note: this command keeps -1") and "dynamic-shape model" in lines[at + 1]
