@@ -114,9 +114,19 @@ def _unknown_soc_message(name: str, tbl: Tables) -> str:
     remark = known_invalid_soc(name, tbl.atc_options_extra.get("soc_version_not_valid", ()))
     if remark is not None:
         return f"--soc {name} is not a valid ATC --soc_version ({remark}); run 'atccheck targets' for the valid names"
+    models = sorted((soc for soc in tbl.socs if soc.lower().startswith(lowered)), key=_natural)
+    if len(lowered) >= 7 and models:  # a product line without its model: every model of it, in order
+        products = sorted({atc_names[m.lower()] for m in models if m.lower() in atc_names})
+        of = f" of {'; '.join(products)}" if products else ""
+        return f"unknown --soc '{name}': --soc_version names one model{of}: {', '.join(models)}"
     near = closest(name, sorted(tbl.socs))
     hint = f"; did you mean {', '.join(near)}?" if near else "; run 'atccheck targets' for the list"
     return f"unknown --soc '{name}'{hint}"
+
+
+def _natural(name: str) -> list[object]:
+    """Ascend310P3 before Ascend310P10: digits compare as numbers."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
 
 
 def soc_name_note(soc: Soc, tbl: Tables | None = None) -> str | None:

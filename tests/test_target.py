@@ -28,8 +28,16 @@ def test_a_product_line_without_its_suffix_is_not_answered_with_an_unrelated_chi
 
 
 def test_a_typo_gets_the_closest_names():
-    with pytest.raises(UsageError, match="did you mean .*Ascend310P3"):
-        resolve_soc("Ascend310P")
+    with pytest.raises(UsageError, match="did you mean Ascend310P3"):
+        resolve_soc("Ascend31OP3")
+
+
+def test_a_product_line_without_its_model_lists_its_models_in_order():
+    with pytest.raises(UsageError) as err:
+        resolve_soc("ascend310p")
+    message = str(err.value)
+    assert message.endswith(": Ascend310P1, Ascend310P3, Ascend310P5, Ascend310P7")
+    assert "Atlas inference series" in message
 
 
 def test_the_legacy_ascend910b_name_says_which_kernels_it_means():

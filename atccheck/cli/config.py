@@ -6,6 +6,7 @@ exactly the command line ``atccheck check`` gets.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,39 @@ def settings_from_options(params: dict[str, Any]) -> "Settings":
         cli["input_shape"] = params["input_shape"]
     if params.get("device_memory") is not None:
         cli["device_memory_gib"] = params["device_memory"]
-    return load_settings(cli, config=params.get("config_file"), isolated=bool(params.get("no_config")))
+    settings = load_settings(cli, config=params.get("config_file"), isolated=bool(params.get("no_config")))
+    check_file_values(settings)
+    return settings
+
+
+def check_file_values(settings: "Settings") -> None:
+    """The chips, profile and precision mode a config file gives, resolved now, so that a bad value
+    is one error line naming the file and the key (the command line's own values are checked
+    where they are used)."""
+    from atccheck.config import COMMAND_LINE, CONFIG_FILE, DEFAULT, FIELD_KEYS
+    from atccheck.errors import UsageError
+    from atccheck.target import PRECISION_CLASSES, resolve_profile, resolve_soc
+
+    def checked(field: str, resolve: Callable[[], object]) -> None:
+        origin = settings.sources.get(field, DEFAULT)
+        if origin in (DEFAULT, COMMAND_LINE):
+            return
+        try:
+            resolve()
+        except UsageError as exc:
+            table = "" if origin.endswith(CONFIG_FILE) else " [tool.atccheck]"
+            raise UsageError(f"{origin}{table}: '{FIELD_KEYS[field]}': {exc}") from None
+
+    for soc in settings.socs:
+        checked("socs", functools.partial(resolve_soc, soc))
+    checked("cann", lambda: resolve_profile(settings.cann))
+
+    def known_mode() -> None:
+        if settings.precision_mode not in PRECISION_CLASSES:
+            raise UsageError(f"unknown precision mode '{settings.precision_mode}' "
+                             f"(values: {', '.join(sorted(PRECISION_CLASSES))})")
+
+    checked("precision_mode", known_mode)
 
 
 def one_chip(settings: "Settings", command: str) -> str:
@@ -106,6 +139,9 @@ def one_chip(settings: "Settings", command: str) -> str:
     if not settings.socs:
         raise UsageError(f"no chip: give --soc SOC_VERSION or set soc in [tool.atccheck] ({command} needs one chip)")
     return settings.socs[0]
+
+
+ORIGIN_COLUMN = 48  # widest setting line the origin comments line up after
 
 
 def _toml_value(value: Any) -> str:
@@ -159,7 +195,9 @@ def config_command(models, fmt, **params):
             body.append((f"# {key} = {_toml_value(value)}", origin))
         else:
             body.append((f"{key} = {_toml_value(value)}", origin))
-    width = max(len(line) for line, _ in body)
+    # the origin column lines up after the usual lines; a long value (an input-shapes table) does
+    # not push it out for all the others
+    width = max((len(line) for line, _ in body if len(line) <= ORIGIN_COLUMN), default=0)
     for line, origin in body:
         click.echo(f"{line.ljust(width)}  # {origin}")
     if shapes:

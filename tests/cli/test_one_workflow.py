@@ -304,3 +304,45 @@ def test_the_report_says_what_the_printed_command_does_when_the_verdict_is_about
     at = next(i for i, line in enumerate(lines) if line.startswith("atc command:"))
     assert "images:-1,3,-1,-1" in lines[at]
     assert lines[at + 1].startswith("  note: this command keeps -1") and "dynamic-shape model" in lines[at + 1]
+
+
+# --------------------------------------------------------------------------- small ones
+
+
+def test_html_counts_one_error_in_the_singular():
+    from atccheck.api import check
+    from atccheck.emit import render
+    from builders import single_op_model
+
+    report = check(single_op_model("FindMax", [[4, 4]], [4], opset=11), "Ascend310P3")
+    assert report.counts()["error"] == 1
+    html = render("html", [report])
+    assert ": 1 error, " in html and "1 errors" not in html
+
+
+def test_config_keeps_its_origin_column_narrow_beside_a_long_value(project):
+    long_glob = "models/" + "x" * 120 + "_*.onnx"
+    (project / "pyproject.toml").write_text(
+        f'[tool.atccheck]\nsoc = "Ascend310P3"\n[tool.atccheck.input-shapes]\n"{long_glob}" = "images:1,3,320,320"\n')
+    result = run("config")
+    assert result.exit_code == 0, result.output
+    cann = next(line for line in result.stdout.splitlines() if line.startswith("cann = "))
+    assert len(cann) < 80 and cann.endswith("# default")
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("soc", '"Ascend999"', "unknown --soc 'Ascend999'"),
+    ("cann", '"7.0"', "CANN 7.0"),
+    ("precision-mode", '"fast"', "unknown precision mode 'fast'"),
+])
+def test_a_bad_value_in_the_config_names_the_file_and_the_key(project, key, value, words):
+    (project / "pyproject.toml").write_text(f"[tool.atccheck]\n{key} = {value}\n")
+    for command in (["check", "models/det.onnx"], ["atc-cmd", "models/det.onnx", "--soc", "Ascend310P3"],
+                    ["fix", "models/det.onnx", "--soc", "Ascend310P3"]):
+        if key == "soc" and command[0] != "check":
+            continue  # --soc on the command line replaces the file's chip
+        result = run(*command)
+        assert result.exit_code == 2, result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"atccheck: error: {project / 'pyproject.toml'} [tool.atccheck]: '{key}': ")
+        assert words in line
