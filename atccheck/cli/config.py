@@ -164,7 +164,7 @@ def _toml_value(value: Any) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @error_boundary
 def config_command(models, fmt, **params):
-    """Show the effective settings of 'atccheck check' and where each comes from.
+    """Show the effective settings of 'atccheck check' (fix and atc-cmd read them too) and where each comes from.
 
     With MODEL arguments, also the input shapes each model gets. The output is valid TOML for
     the [tool.atccheck] table (unset values are commented out), so it can seed a config file.
