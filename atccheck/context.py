@@ -33,6 +33,7 @@ class CheckContext:
         input_shapes: Mapping[str, tuple[int, ...]] | None = None,
         options: Mapping[str, Any] | None = None,
         graph: GraphIndex | None = None,
+        folded_values: "Mapping[str, np.ndarray] | None" = None,
     ) -> None:
         self.loaded = loaded
         self.model: "onnx.ModelProto" = loaded.model
@@ -42,6 +43,7 @@ class CheckContext:
         self.input_shapes = dict(input_shapes or {})
         self.options = dict(options or {})
         self.graph = graph or GraphIndex(loaded.model)
+        self.folded_values = folded_values or {}  # values constant folding computed (model/folding.py)
         self.registry: RegistryView = tables.registry(target.profile.id)
 
     # ---- opsets and domains
@@ -77,6 +79,11 @@ class CheckContext:
 
     def const_value(self, name: str) -> "np.ndarray | None":
         return self.graph.const_value(name)
+
+    def known_value(self, name: str) -> "np.ndarray | None":
+        """The value of a small constant, or of a value constant folding computes before run time."""
+        found = self.folded_values.get(name) if name else None
+        return found if found is not None else self.graph.const_value(name)
 
     # ---- kernels
 

@@ -11,7 +11,7 @@ from atccheck.context import CheckContext, NodeContext
 from atccheck.domains import STANDARD_DOMAINS
 from atccheck.findings import Finding, Location
 from atccheck.fixlinks import with_fix
-from atccheck.model.folding import fold_shapes
+from atccheck.model.folding import Folded, fold_shapes, refine_shapes
 from atccheck.model.graph import GraphIndex
 from atccheck.model.input_shape import parse_input_shapes, validate_input_shapes
 from atccheck.model.loading import LoadedModel, load_model
@@ -37,6 +37,9 @@ class Prepared:
     shapes: ShapeIndex
     graph: GraphIndex
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    folded: Folded | None = None
+    # The shapes once Ascend's infer-shape facts of a profile are applied, by the overrides they give.
+    by_overrides: dict[tuple, ShapeIndex] = field(default_factory=dict)
 
 
 def as_input_shapes(value: str | InputShapes | None) -> dict[str, tuple[int, ...]]:
@@ -50,19 +53,66 @@ def as_input_shapes(value: str | InputShapes | None) -> dict[str, tuple[int, ...
 def prepare(
     source: "str | os.PathLike[str] | onnx.ModelProto | LoadedModel",
     input_shapes: str | InputShapes | None = None,
+    *,
+    gear: bool = False,
 ) -> Prepared:
+    """Load and infer shapes. Shapes the graph cannot take raise a UsageError, except for one
+    ``gear`` of a gear option (whose sizes the user's -1 left to ATC): that gear keeps the
+    contradiction in its shapes, for shape-mismatch to report with the gear's name."""
     loaded = source if isinstance(source, LoadedModel) else load_model(source, weights=False)
     shapes_override = as_input_shapes(input_shapes)
-    validate_input_shapes(loaded.model, shapes_override)
+    validate_input_shapes(loaded.model, shapes_override, fixed_dims=False)
     shapes = infer_shapes(loaded.model, shapes_override)
-    if shapes.contradiction:
+    if shapes.contradiction and not gear:
         from atccheck.errors import UsageError
 
-        raise UsageError(shapes.contradiction)
+        raise UsageError(shapes.contradiction)  # names the node, which says more than the dim alone
+    if not gear:
+        validate_input_shapes(loaded.model, shapes_override)  # a size the model fixes otherwise
     graph = GraphIndex(loaded.model)
     # Judge the graph ATC compiles: values its constant folding computes, and the shapes they fix.
-    shapes = fold_shapes(loaded.model, shapes, shapes_override, graph).shapes or shapes
-    return Prepared(loaded=loaded, shapes=shapes, graph=graph, input_shapes=shapes_override)
+    folded = fold_shapes(loaded.model, shapes, shapes_override, graph)
+    if folded.shapes is not None and folded.shapes is not shapes:
+        folded.shapes.contradiction, folded.shapes.broken = shapes.contradiction, shapes.broken
+        shapes = folded.shapes
+    if shapes_override and not gear:
+        _refuse_reshape_misfits(loaded.model, shapes, graph, shapes_override)
+    return Prepared(loaded=loaded, shapes=shapes, graph=graph, input_shapes=shapes_override, folded=folded)
+
+
+def shapes_for(prepared: Prepared, tbl: Tables, profile: str) -> ShapeIndex:
+    """The shapes ATC of this profile sees: folding's, with the outputs Ascend's own infer-shape functions make
+    static where ONNX leaves them data-dependent (``op_tables/infer_shapes.json``), and what follows from them."""
+    from atccheck.model import ascend_shapes
+
+    if prepared.folded is None:
+        return prepared.shapes
+    known = ascend_shapes.Values(prepared.shapes, prepared.folded.values, prepared.graph.const_value)
+    found = ascend_shapes.overrides(prepared.loaded.model, tbl, profile, known)
+    if not found:
+        return prepared.shapes
+    key = tuple(sorted((name, info.shape) for name, info in found.items()))
+    refined = prepared.by_overrides.get(key)
+    if refined is None:
+        refined = prepared.by_overrides[key] = refine_shapes(
+            prepared.loaded.model, prepared.graph, prepared.folded, found, prepared.input_shapes)
+    return refined
+
+
+def _refuse_reshape_misfits(model: "onnx.ModelProto", shapes: ShapeIndex, graph: GraphIndex,
+                            given: Mapping[str, tuple[int, ...]]) -> None:
+    """A Reshape whose constant target the given shapes cannot fill: the graph cannot take them, as
+    with a contradiction ONNX's inference finds (which lets this one through)."""
+    from atccheck.errors import UsageError
+    from atccheck.model.shape_fit import reshape_misfits
+
+    found = reshape_misfits(model, shapes, graph)
+    if found:
+        first = found[0]
+        label = f"'{first.node}' ({first.op_type})" if first.node else f"a {first.op_type} node"
+        text = ";".join(f"{n}:" + ",".join(str(d) for d in dims) for n, dims in given.items())
+        raise UsageError(f"--input-shape {text} contradicts the graph at node {label}: {first.reason}; the model "
+                         "cannot take these shapes")
 
 
 def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterable[str] | None) -> bool:
@@ -138,29 +188,42 @@ def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
     return [with_fix(f) for f in findings]  # the pass that answers each finding (atccheck.fixlinks)
 
 
-def shape_summary(prepared: Prepared) -> ShapeSummary:
+def shape_summary(prepared: Prepared, shapes: ShapeIndex | None = None, profile: str | None = None) -> ShapeSummary:
+    """What stayed unknown in ``shapes`` (the profile's, from :func:`shapes_for`; folding's when None), and
+    which outputs only the profile's infer-shape facts make static."""
+    shapes = shapes or prepared.shapes
     symbolic = []
     for name in prepared.graph.real_inputs:
-        info = prepared.shapes.get(name)
+        info = shapes.get(name)
         if info is None or info.shape is None:
             continue
         for axis, dim in enumerate(info.shape):
             if not isinstance(dim, int):
                 symbolic.append(SymbolicDim(name, axis, dim))
-    unknown = []
+    unknown, by_facts = [], []
     for gnode in prepared.graph.nodes:
         for out in gnode.node.output:
             if not out:
                 continue
-            info = prepared.shapes.get(out)
+            info = shapes.get(out)
             if info is None or not info.is_static:
                 unknown.append(out)
+            elif shapes is not prepared.shapes and not _static(prepared.shapes, out):
+                by_facts.append(out)
     return ShapeSummary(
         symbolic_inputs=tuple(symbolic),
         unknown_values=len(unknown),
         first_unknown=tuple(unknown[:5]),
-        inference_error=prepared.shapes.error,
+        inference_error=shapes.error,
+        profile=profile,
+        static_by_infer_facts=len(by_facts),
+        first_static_by_infer_facts=tuple(by_facts[:5]),
     )
+
+
+def _static(shapes: ShapeIndex, name: str) -> bool:
+    info = shapes.get(name)
+    return info is not None and info.is_static
 
 
 def check_prepared(
@@ -175,12 +238,13 @@ def check_prepared(
     tbl = tbl or tables()
     ctx = CheckContext(
         prepared.loaded,
-        prepared.shapes,
+        shapes_for(prepared, tbl, target.profile.id),
         target,
         tbl,
         input_shapes=prepared.input_shapes,
         options=options,
         graph=prepared.graph,
+        folded_values=prepared.folded.values if prepared.folded is not None else None,
     )
     select = list(select or ())
     ignore = list(ignore or ())
@@ -190,7 +254,7 @@ def check_prepared(
         model=prepared.loaded.display_name,
         target=target,
         findings=findings,
-        shapes=shape_summary(prepared),
+        shapes=shape_summary(prepared, ctx.shapes, target.profile.id),
         node_count=len(prepared.graph.nodes),
         opset_imports=dict(ctx.opset_imports),
         input_shapes=dict(prepared.input_shapes),

@@ -58,8 +58,8 @@ def prepare_gears(
     prepared = []
     for label, shapes in gear_shapes(gears, entries):
         try:
-            prepared.append((label, prepare(loaded, shapes)))
-        except UsageError as exc:  # shapes of this gear that the graph cannot take
+            prepared.append((label, prepare(loaded, shapes, gear=True)))
+        except UsageError as exc:  # a gear the input names or ranks refuse (a node it breaks is shape-mismatch)
             raise UsageError(f"{gears.option} gear {label}: {exc}") from None
     return GearedModel(gears, tuple(entries), tuple(prepared))
 

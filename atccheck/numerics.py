@@ -31,6 +31,16 @@ class Comparison:
     max_rel: float
     worst_output: str | None = None
     reason: str | None = None
+    # The figure the verdict rests on and its bound, so a report can say by how much a step
+    # passed or failed: for ``allclose``, the error of the element nearest to (or furthest past)
+    # its allowance and that allowance; for ``cosine``, the lowest cosine similarity and the
+    # threshold; for ``rounding``, the largest difference of a rewritten value and its derived
+    # float rounding bound (``RoundingBound``).
+    method: str | None = None
+    measured: float | None = None
+    bound: float | None = None
+    cosines: dict[str, float] | None = None  # per float output, when computed
+    rounding: "RoundingBound | None" = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -39,7 +49,57 @@ class Comparison:
             "max_rel_error": _finite(self.max_rel),
             "worst_output": self.worst_output,
             "reason": self.reason,
+            **self.basis(),
         }
+
+    def basis(self) -> dict[str, Any]:
+        """What the verdict rests on, as JSON: the method, the measured figure and its bound."""
+        out: dict[str, Any] = {"method": self.method,
+                               "measured": _finite(self.measured) if self.measured is not None else None,
+                               "bound": _finite(self.bound) if self.bound is not None else None}
+        if self.cosines is not None:
+            out["cosine"] = {k: round(v, 6) for k, v in self.cosines.items()}
+        if self.rounding is not None:
+            out["rounding"] = self.rounding.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class RoundingBound:
+    """The float rounding bound of a mathematically exact rewrite, at the values it rewrote.
+
+    Two orders of the same arithmetic on ``terms`` rounded operations, each term at most
+    ``magnitude``, differ by at most ``2 * gamma(terms) * magnitude`` (each order is within
+    ``gamma(terms) * magnitude`` of the exact result; Higham, *Accuracy and Stability of
+    Numerical Algorithms*, 3.1), with ``gamma(n) = n u / (1 - n u)`` and ``u`` the unit
+    roundoff of the dtype (2^-24 for float32).
+    """
+
+    values: tuple[str, ...]  # the rewritten values compared (graph values both models compute)
+    terms: int
+    magnitude: float
+    unit_roundoff: float
+    measured: float  # the largest difference among those values
+    bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"values": list(self.values), "terms": self.terms, "magnitude": _finite(self.magnitude),
+                "unit_roundoff": self.unit_roundoff, "measured": _finite(self.measured), "bound": _finite(self.bound)}
+
+
+def gamma(terms: int, unit_roundoff: float) -> float:
+    """Higham's gamma_n: the relative error bound of ``terms`` rounded operations in a row."""
+    nu = terms * unit_roundoff
+    return nu / (1.0 - nu) if nu < 1.0 else math.inf
+
+
+def unit_roundoff(dtype: Any) -> float:
+    """Half the machine epsilon of a float dtype (2^-24 for float32), 0 for exact dtypes."""
+    import numpy as np
+
+    if not np.issubdtype(dtype, np.floating):
+        return 0.0
+    return float(np.finfo(dtype).eps) / 2.0
 
 
 def _finite(value: float) -> float | str:
@@ -54,20 +114,23 @@ ULPS = 4
 
 def compare(reference: Sequence[Outputs], candidate: Sequence[Outputs], atol: float, rtol: float) -> Comparison:
     """Allclose-style: every element ``|new - old| <= atol + rtol * |old| + ULPS * ulp(old)``;
-    NaN matches NaN only."""
+    NaN matches NaN only. ``measured`` / ``bound`` are the error and the allowance of the element
+    that comes nearest to its allowance (or goes furthest past it)."""
     import numpy as np
 
     max_abs = max_rel = 0.0
     worst: str | None = None
     failed: str | None = None
+    measured = bound = 0.0
+    ratio_worst = -1.0
     for ref_set, new_set in zip(reference, candidate):
         for name, ref in ref_set.items():
             if name not in new_set:
-                return Comparison(False, math.inf, math.inf, name, f"output '{name}' is gone")
+                return Comparison(False, math.inf, math.inf, name, f"output '{name}' is gone", "allclose")
             new = new_set[name]
             if ref.shape != new.shape:
                 return Comparison(False, math.inf, math.inf, name,
-                                  f"output '{name}' has shape {tuple(new.shape)}, was {tuple(ref.shape)}")
+                                  f"output '{name}' has shape {tuple(new.shape)}, was {tuple(ref.shape)}", "allclose")
             if ref.size == 0:
                 continue
             exact = not (np.issubdtype(ref.dtype, np.floating) or np.issubdtype(ref.dtype, np.complexfloating))
@@ -76,28 +139,54 @@ def compare(reference: Sequence[Outputs], candidate: Sequence[Outputs], atol: fl
             nan_a, nan_b = np.isnan(a), np.isnan(b)
             if (nan_a != nan_b).any():
                 return Comparison(False, math.inf, math.inf, name,
-                                  f"output '{name}' has NaN where the reference has none, or the reverse")
+                                  f"output '{name}' has NaN where the reference has none, or the reverse", "allclose")
             inf_a, inf_b = np.isinf(a), np.isinf(b)
             same_inf = inf_a & inf_b & (np.sign(a) == np.sign(b))
             if ((inf_a | inf_b) & ~same_inf).any():
                 return Comparison(False, math.inf, math.inf, name,
-                                  f"output '{name}' is infinite where the reference is not, or the reverse")
+                                  f"output '{name}' is infinite where the reference is not, or the reverse", "allclose")
             skip = nan_a | same_inf
-            with np.errstate(invalid="ignore", over="ignore"):
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 diff = np.where(skip, 0.0, np.abs(a - b))
                 magnitude = np.where(skip, 0.0, np.abs(a))
                 err = float(diff.max())
                 rel = float((diff / np.maximum(magnitude, np.finfo(np.float32).tiny)).max())
-                allowed = 0.0 if exact else atol + rtol * magnitude + ULPS * np.abs(np.spacing(ref)).astype(np.float64)
+                allowed = (np.zeros_like(diff) if exact
+                           else atol + rtol * magnitude + ULPS * np.abs(np.spacing(ref)).astype(np.float64))
                 beyond = bool((diff > allowed).any())
+                ratio = np.where(diff > 0, diff / allowed, 0.0)  # inf where nothing is allowed
+                at = int(np.argmax(ratio))
+                if float(ratio.flat[at]) > ratio_worst:
+                    ratio_worst = float(ratio.flat[at])
+                    measured, bound = float(diff.flat[at]), float(np.broadcast_to(allowed, diff.shape).flat[at])
             if err > max_abs:
                 max_abs, worst = err, name
             max_rel = max(max_rel, rel)
             if failed is None and beyond:
                 failed = name
     if failed is not None:
-        return Comparison(False, max_abs, max_rel, failed, f"output '{failed}' differs beyond the tolerance")
-    return Comparison(True, max_abs, max_rel, worst)
+        return Comparison(False, max_abs, max_rel, failed, f"output '{failed}' differs beyond the tolerance",
+                          "allclose", measured, bound)
+    return Comparison(True, max_abs, max_rel, worst, None, "allclose", measured, bound)
+
+
+def cosine_similarities(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]") -> dict[str, float]:
+    """The cosine similarity of each float output with the reference's, the lowest over the input sets."""
+    import numpy as np
+
+    out: dict[str, float] = {}
+    for ref_set, new_set in zip(reference, candidate):
+        for name, ref in ref_set.items():
+            new = new_set.get(name)
+            if new is None or ref.size == 0 or ref.shape != new.shape or not np.issubdtype(ref.dtype, np.floating):
+                continue
+            a, b = ref.astype(np.float64).ravel(), new.astype(np.float64).ravel()
+            if not (np.isfinite(a).all() and np.isfinite(b).all()):
+                continue
+            norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+            cosine = float(a @ b) / norms if norms > 0 else (1.0 if not a.any() and not b.any() else 0.0)
+            out[name] = min(out.get(name, math.inf), cosine)
+    return out
 
 
 def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]", minimum: float) -> "Comparison":
@@ -111,33 +200,54 @@ def compare_cosine(reference: "Sequence[Outputs]", candidate: "Sequence[Outputs]
 
     loose = compare(reference, candidate, math.inf, math.inf)
     if not loose.ok:  # with infinite tolerances: a missing output, a shape change, NaN or infinity
-        return loose
+        changed = _integer_change(reference, candidate)
+        return loose if changed is None else Comparison(False, loose.max_abs, loose.max_rel, *changed)
+    cosines = cosine_similarities(reference, candidate)
+    lowest = min(cosines.values()) if cosines else None
     for ref_set, new_set in zip(reference, candidate):
         for name, ref in ref_set.items():
             new = new_set[name]
-            if ref.size == 0:
+            if ref.size and not np.issubdtype(ref.dtype, np.floating) and not np.array_equal(ref, new):
+                return Comparison(False, loose.max_abs, loose.max_rel, name, f"output '{name}' ({ref.dtype}) changed",
+                                  "cosine", lowest, minimum, cosines)
+    below = next((name for name, value in cosines.items() if value < minimum), None)
+    if below is not None:
+        return Comparison(False, loose.max_abs, loose.max_rel, below,
+                          f"output '{below}' has cosine similarity {cosines[below]:.4f} with the model before, below "
+                          f"{minimum:g}", "cosine", cosines[below], minimum, cosines)
+    return Comparison(True, loose.max_abs, loose.max_rel, loose.worst_output, None, "cosine", lowest, minimum, cosines)
+
+
+def _integer_change(reference: Sequence[Outputs], candidate: Sequence[Outputs]) -> tuple[str, str] | None:
+    """The first integer output of the same shape whose values changed: its name, and by how much."""
+    import numpy as np
+
+    for ref_set, new_set in zip(reference, candidate):
+        for name, ref in ref_set.items():
+            new = new_set.get(name)
+            if new is None or ref.shape != new.shape or not np.issubdtype(ref.dtype, np.integer):
                 continue
-            if not np.issubdtype(ref.dtype, np.floating):
-                if not np.array_equal(ref, new):
-                    return Comparison(False, loose.max_abs, loose.max_rel, name,
-                                      f"output '{name}' ({ref.dtype}) changed")
-                continue
-            a, b = ref.astype(np.float64).ravel(), new.astype(np.float64).ravel()
-            norms = float(np.linalg.norm(a) * np.linalg.norm(b))
-            cosine = float(a @ b) / norms if norms > 0 else (1.0 if not a.any() and not b.any() else 0.0)
-            if cosine < minimum:
-                return Comparison(False, loose.max_abs, loose.max_rel, name,
-                                  f"output '{name}' has cosine similarity {cosine:.4f} with the model before, below "
-                                  f"{minimum:g}")
-    return Comparison(True, loose.max_abs, loose.max_rel, loose.worst_output)
+            if not np.array_equal(ref, new):
+                differ = int((ref != new).sum())
+                step = int(np.abs(ref.astype(np.int64) - new.astype(np.int64)).max())
+                return name, (f"output '{name}' ({ref.dtype}) changed: {differ:,} of {ref.size:,} elements differ, by "
+                              f"at most {step} (integer outputs must match exactly)")
+    return None
 
 
 @dataclass(frozen=True)
 class Allclose:
-    """Every output element within ``atol + rtol * |old|`` (allclose-style) of the model before the pass."""
+    """Every output element within ``atol + rtol * |old|`` (allclose-style) of the model before the pass.
+
+    ``exact``: the rewrite is mathematically exact (a safe pass), so outputs beyond the tolerance
+    are judged again where it rewrote, against the float rounding bound of its arithmetic
+    (``atccheck.fixing.rounding``): the nodes after a rewrite may magnify a rounding difference
+    past any constant tolerance.
+    """
 
     atol: float = 1e-5
     rtol: float = 1e-5
+    exact: bool = False
 
     def judge(self, reference: Sequence[Outputs], candidate: Sequence[Outputs]) -> Comparison:
         return compare(reference, candidate, self.atol, self.rtol)

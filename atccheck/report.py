@@ -26,18 +26,25 @@ class SymbolicDim:
 
 @dataclass(frozen=True)
 class ShapeSummary:
-    """What shape inference left unknown."""
+    """What shape inference left unknown, for one CANN profile: where ONNX leaves an output data-dependent,
+    that profile's own infer-shape functions may make it static (``op_tables/infer_shapes.json``)."""
 
     symbolic_inputs: tuple[SymbolicDim, ...] = ()
     unknown_values: int = 0  # node outputs whose shape stayed unknown or symbolic
     first_unknown: tuple[str, ...] = ()  # a few of them, for the report
     inference_error: str | None = None
+    profile: str | None = None  # the profile whose infer-shape facts these shapes include
+    static_by_infer_facts: int = 0  # node outputs static only because of that profile's infer-shape facts
+    first_static_by_infer_facts: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "profile": self.profile,
             "symbolic_inputs": [{"input": d.input, "axis": d.axis, "dim": d.dim} for d in self.symbolic_inputs],
             "unknown_values": self.unknown_values,
             "first_unknown": list(self.first_unknown),
+            "static_by_infer_facts": self.static_by_infer_facts,
+            "first_static_by_infer_facts": list(self.first_static_by_infer_facts),
             "inference_error": self.inference_error,
         }
 

@@ -267,7 +267,8 @@ def bench_one(recipe, path: Path, atccheck: list[str], soc: str, cann: str, time
         row["reason"] = ", ".join(f"{k} x{v}" for k, v in sorted(row["after"].items()))
     elif rc == 1:
         row["outcome"] = "fix-failed"
-        row["reason"] = f"fix exit 1 with no error finding left (written model: {row['ort']}): {last_line(err)}"
+        why = data.get("onnxruntime_load_error") or data.get("atc_command_error") or last_line(err)
+        row["reason"] = f"fix exit 1 with no error finding left (written model: {row['ort']}): {why}"
     else:
         row["outcome"] = "fix-failed"
         row["reason"] = f"fix exit {rc}: {last_line(err)}"

@@ -55,6 +55,10 @@ CLASSES = {
     "audio": "audio front ends (STFT, wav2vec, Whisper)",
     "detector": "detector stems (YOLOv5 Focus slices)",
     "loop": "Loop with a shape-derived trip count",
+    "resize": "Resize necks and heads in modes ATC refuses or sends to AI CPU (bilinear align_corners, bicubic, "
+              "antialias)",
+    "flip": "reversed axes (torch.flip: Slice with step -1)",
+    "training-attr": "training-only attributes left by the exporter (BatchNorm momentum)",
     "shipped": "real ONNX files shipped in PyPI packages, and the sample models",
 }
 
@@ -546,6 +550,306 @@ def _loop_model(path: Path) -> None:
     onnx.save(model, str(path))
 
 
+# ---------------------------------------------------------------- resize necks, flips, MaxViT-style blocks
+
+
+def _seg_head(mode: str, align: bool | None):
+    """A torchvision FCN/DeepLab-style segmentation model: a stride-8 conv backbone, an ASPP-like head with an
+    image-pooling branch, and the logits resized back to the input size with ``F.interpolate``."""
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    def cbr(cin, cout, k=3, s=1, d=1):
+        return nn.Sequential(nn.Conv2d(cin, cout, k, s, d * (k // 2), dilation=d, bias=False), nn.BatchNorm2d(cout),
+                             nn.ReLU())
+
+    class Seg(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = nn.Sequential(cbr(3, 16, s=2), cbr(16, 32, s=2), cbr(32, 32, s=2))
+            self.branches = nn.ModuleList([cbr(32, 16, 1), cbr(32, 16, d=2), cbr(32, 16, d=4)])
+            self.pool = nn.Sequential(nn.AdaptiveAvgPool2d(1), cbr(32, 16, 1))
+            self.classifier = nn.Conv2d(64, 5, 1)
+
+        def forward(self, x):
+            f = self.backbone(x)
+            pooled = F.interpolate(self.pool(f), size=f.shape[-2:], mode="bilinear", align_corners=False)
+            y = self.classifier(torch.cat([b(f) for b in self.branches] + [pooled], 1))
+            return F.interpolate(y, size=x.shape[-2:], mode=mode, align_corners=align)
+
+    return Seg()
+
+
+def _upsample_net(mode: str, align: bool | None, scale: float = 2.0, antialias: bool = False):
+    """An encoder-decoder with a Resize neck (timm/UNet style): conv down, ``nn.Upsample``-like interpolate, skip."""
+    from torch import nn
+    from torch.nn import functional as F
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.down = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.ReLU(), nn.Conv2d(16, 16, 3, 1, 1))
+            self.skip = nn.Conv2d(3, 16, 1)
+            self.head = nn.Conv2d(16, 4, 3, 1, 1)
+
+        def forward(self, x):
+            up = F.interpolate(self.down(x), scale_factor=scale, mode=mode, align_corners=align, antialias=antialias)
+            if scale == 2.0:
+                up = up + self.skip(x)
+            return self.head(up)
+
+    return Net()
+
+
+def _fpn_detector():
+    """A torchvision RetinaNet/FCOS-style neck and head: three stride levels, a FeaturePyramidNetwork top-down path
+    (``F.interpolate(size=..., mode='nearest')``), shared class and box towers, outputs flattened and concatenated."""
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    class Det(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c3 = nn.Sequential(nn.Conv2d(3, 16, 3, 4, 1), nn.ReLU())
+            self.c4 = nn.Sequential(nn.Conv2d(16, 32, 3, 2, 1), nn.ReLU())
+            self.c5 = nn.Sequential(nn.Conv2d(32, 64, 3, 2, 1), nn.ReLU())
+            self.inner = nn.ModuleList([nn.Conv2d(c, 32, 1) for c in (16, 32, 64)])
+            self.layer = nn.ModuleList([nn.Conv2d(32, 32, 3, 1, 1) for _ in range(3)])
+            self.cls = nn.Sequential(nn.Conv2d(32, 32, 3, 1, 1), nn.ReLU(), nn.Conv2d(32, 9 * 4, 3, 1, 1))
+            self.box = nn.Sequential(nn.Conv2d(32, 32, 3, 1, 1), nn.ReLU(), nn.Conv2d(32, 9 * 4, 3, 1, 1))
+
+        def forward(self, x):
+            c3 = self.c3(x)
+            c4 = self.c4(c3)
+            feats = [c3, c4, self.c5(c4)]
+            last = self.inner[2](feats[2])
+            outs = [self.layer[2](last)]
+            for i in (1, 0):
+                lateral = self.inner[i](feats[i])
+                last = lateral + F.interpolate(last, size=lateral.shape[-2:], mode="nearest")
+                outs.insert(0, self.layer[i](last))
+            n = x.shape[0]
+            cls = torch.cat([self.cls(o).permute(0, 2, 3, 1).reshape(n, -1, 4) for o in outs], 1)
+            box = torch.cat([self.box(o).permute(0, 2, 3, 1).reshape(n, -1, 4) for o in outs], 1)
+            return torch.cat([cls.sigmoid(), box], -1)
+
+    return Det()
+
+
+def _flip_tta():
+    """Test-time augmentation as deployed: the mean of the model on the image and on its mirror image, flipped back
+    (``torch.flip(x, [-1])``, a Slice with step -1 on the last axis)."""
+    import torch
+    from torch import nn
+
+    class TTA(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1), nn.ReLU(), nn.Conv2d(8, 4, 3, 1, 1))
+
+        def forward(self, x):
+            return (self.net(x) + torch.flip(self.net(torch.flip(x, [-1])), [-1])) * 0.5
+
+    return TTA()
+
+
+def _maxvit_block():
+    """A MaxViT-style block as torchvision writes it: MBConv with BatchNorm2d(eps 1e-3, momentum 0.99), squeeze-excite,
+    then block (window) attention and grid attention over 4x4 partitions made with view/permute."""
+    import torch
+    from torch import nn
+
+    def bn(c):
+        return nn.BatchNorm2d(c, eps=1e-3, momentum=0.99)
+
+    class RelativeAttention(nn.Module):
+        """torchvision's RelativePositionalMultiHeadAttention in short: qkv Linear, a learned bias per head."""
+
+        def __init__(self, dim, heads, tokens):
+            super().__init__()
+            self.heads, self.size = heads, dim // heads
+            self.qkv, self.out = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+            self.bias = nn.Parameter(torch.randn(1, heads, tokens, tokens) * 0.02)
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = self.qkv(x).reshape(b, t, 3, self.heads, self.size).permute(2, 0, 3, 1, 4)
+            att = (q @ k.transpose(-2, -1) * self.size ** -0.5 + self.bias).softmax(-1)
+            return self.out((att @ v).transpose(1, 2).reshape(b, t, c))
+
+    class PartitionAttention(nn.Module):
+        def __init__(self, dim, p, grid):
+            super().__init__()
+            self.p, self.grid = p, grid
+            self.norm = nn.LayerNorm(dim)
+            self.attn = RelativeAttention(dim, 2, p * p)
+            self.mlp = nn.Sequential(nn.LayerNorm(dim), nn.Linear(dim, dim * 2), nn.GELU(), nn.Linear(dim * 2, dim))
+
+        def forward(self, x):
+            n, c, h, w = x.shape
+            p = self.p
+            gh, gw = h // p, w // p
+            if self.grid:  # grid partition: pixels p apart share a window
+                t = x.view(n, c, p, gh, p, gw).permute(0, 3, 5, 2, 4, 1).reshape(n * gh * gw, p * p, c)
+            else:
+                t = x.view(n, c, gh, p, gw, p).permute(0, 2, 4, 3, 5, 1).reshape(n * gh * gw, p * p, c)
+            y = self.norm(t)
+            t = t + self.attn(y)
+            t = t + self.mlp(t)
+            if self.grid:
+                return t.view(n, gh, gw, p, p, c).permute(0, 5, 3, 1, 4, 2).reshape(n, c, h, w)
+            return t.view(n, gh, gw, p, p, c).permute(0, 5, 1, 3, 2, 4).reshape(n, c, h, w)
+
+    class MaxViTBlock(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), bn(16), nn.GELU())
+            self.expand = nn.Sequential(bn(16), nn.Conv2d(16, 64, 1), bn(64), nn.GELU())
+            self.dw = nn.Sequential(nn.Conv2d(64, 64, 3, 1, 1, groups=64), bn(64), nn.GELU())
+            self.se = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(64, 4, 1), nn.SiLU(), nn.Conv2d(4, 64, 1),
+                                    nn.Sigmoid())
+            self.project = nn.Conv2d(64, 16, 1)
+            self.block = PartitionAttention(16, 4, grid=False)
+            self.grid = PartitionAttention(16, 4, grid=True)
+
+        def forward(self, x):
+            x = self.stem(x)
+            h = self.dw(self.expand(x))
+            x = x + self.project(h * self.se(h))
+            return self.grid(self.block(x))
+
+    return MaxViTBlock()
+
+
+def _mobilenetv3():
+    """A MobileNetV3-small-style net (torchvision's blocks: hardswish, squeeze-excite with hardsigmoid)."""
+    from torch import nn
+
+    class SE(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.f = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(c, c // 4, 1), nn.ReLU(), nn.Conv2d(c // 4, c, 1),
+                                   nn.Hardsigmoid())
+
+        def forward(self, x):
+            return x * self.f(x)
+
+    def block(cin, cexp, cout, stride, act, se):
+        layers = [nn.Conv2d(cin, cexp, 1, bias=False), nn.BatchNorm2d(cexp), act(),
+                  nn.Conv2d(cexp, cexp, 3, stride, 1, groups=cexp, bias=False), nn.BatchNorm2d(cexp), act()]
+        if se:
+            layers.append(SE(cexp))
+        layers += [nn.Conv2d(cexp, cout, 1, bias=False), nn.BatchNorm2d(cout)]
+        return nn.Sequential(*layers)
+
+    return nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.Hardswish(),
+                         block(16, 16, 16, 2, nn.ReLU, True), block(16, 72, 24, 2, nn.ReLU, False),
+                         block(24, 96, 40, 2, nn.Hardswish, True), block(40, 120, 48, 1, nn.Hardswish, True),
+                         nn.Conv2d(48, 96, 1), nn.Hardswish(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(96, 64), nn.Hardswish(), nn.Linear(64, 10))
+
+
+def _quant_dynamic_ops(base: Callable[[], Path], ops: list[str], weight_type: str = "QUInt8"):
+    def build(path: Path) -> None:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        with _quiet():
+            quantize_dynamic(str(base()), str(path), weight_type=getattr(QuantType, weight_type),
+                             op_types_to_quantize=ops)
+
+    return build
+
+
+def _integer_output(base: Callable[[], Path]):
+    """A quantized model of an int8 pipeline: the QOperator copy with its final DequantizeLinear removed, so its
+    output is the uint8 tensor the next model of the ensemble takes."""
+    def build(path: Path) -> None:
+        import onnx
+
+        model = onnx.load(str(base()))
+        graph = model.graph
+        out = graph.output[0]
+        last = next(n for n in graph.node if out.name in n.output)
+        if last.op_type != "DequantizeLinear":
+            raise ValueError(f"the last node is {last.op_type}, not DequantizeLinear")
+        source = last.input[0]
+        graph.node.remove(last)
+        for node in graph.node:
+            for i, name in enumerate(node.output):
+                if name == source:
+                    node.output[i] = out.name
+            for i, name in enumerate(node.input):
+                if name == source:
+                    node.input[i] = out.name
+        out.type.tensor_type.elem_type = onnx.TensorProto.UINT8
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+
+    return build
+
+
+def _conv_integer_bias(base: Callable[[], Path]):
+    """Every Conv with constant weights and bias rewritten the way onnxruntime's quantizer of 2019-2020 (1.1-1.3)
+    wrote it in dynamic mode: DynamicQuantizeLinear of the input, ConvInteger on uint8 weights (per tensor, zero point
+    128), the bias quantized at run time (Div by the scale product, Floor, Cast to int32, Reshape to [1, C, 1, 1]) and
+    added to the int32 result, then Cast to float and Mul by the scale product. Built with onnx.helper, since no
+    onnxruntime of that age installs on this Python."""
+    def build(path: Path) -> None:
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+
+        model = onnx.load(str(base()))
+        graph = model.graph
+        consts = {t.name: t for t in graph.initializer}
+        nodes = []
+        shape_name = "conv_bias_reshape_shape"
+        graph.initializer.append(numpy_helper.from_array(np.array([1, -1, 1, 1], np.int64), shape_name))
+        for node in graph.node:
+            if node.op_type != "Conv" or node.domain or len(node.input) < 3 or node.input[1] not in consts \
+                    or node.input[2] not in consts:
+                nodes.append(node)
+                continue
+            w = numpy_helper.to_array(consts[node.input[1]]).astype(np.float32)
+            scale = np.float32(max(float(np.abs(w).max()), 1e-8) / 127.0)
+            p = node.name or node.output[0]
+            names = {k: f"{p}_{k}" for k in ("xq", "x_scale", "x_zero", "wq", "w_scale", "w_zero", "int", "scales",
+                                             "b_div", "b_floor", "b_int", "b_shaped", "int_b", "float")}
+            graph.initializer.extend([
+                numpy_helper.from_array((np.round(w / scale) + 128).clip(0, 255).astype(np.uint8), names["wq"]),
+                numpy_helper.from_array(np.array(scale, np.float32), names["w_scale"]),
+                numpy_helper.from_array(np.array(128, np.uint8), names["w_zero"])])
+            conv = helper.make_node("ConvInteger", [names["xq"], names["wq"], names["x_zero"], names["w_zero"]],
+                                    [names["int"]], name=f"{p}_quant")
+            conv.attribute.extend(node.attribute)
+            nodes += [
+                helper.make_node("DynamicQuantizeLinear", [node.input[0]],
+                                 [names["xq"], names["x_scale"], names["x_zero"]], name=f"{p}_input_quant"),
+                conv,
+                helper.make_node("Mul", [names["x_scale"], names["w_scale"]], [names["scales"]], name=f"{p}_scales"),
+                helper.make_node("Div", [node.input[2], names["scales"]], [names["b_div"]], name=f"{p}_bias_div"),
+                helper.make_node("Floor", [names["b_div"]], [names["b_floor"]], name=f"{p}_bias_floor"),
+                helper.make_node("Cast", [names["b_floor"]], [names["b_int"]], name=f"{p}_bias_cast",
+                                 to=TensorProto.INT32),
+                helper.make_node("Reshape", [names["b_int"], shape_name], [names["b_shaped"]],
+                                 name=f"{p}_bias_reshape"),
+                helper.make_node("Add", [names["int"], names["b_shaped"]], [names["int_b"]], name=f"{p}_bias_add"),
+                helper.make_node("Cast", [names["int_b"]], [names["float"]], name=f"{p}_cast", to=TensorProto.FLOAT),
+                helper.make_node("Mul", [names["float"], names["scales"]], [node.output[0]], name=f"{p}_rescale"),
+            ]
+        del graph.node[:]
+        graph.node.extend(nodes)
+        used = {i for n in graph.node for i in n.input}
+        kept = [t for t in graph.initializer if t.name in used]
+        del graph.initializer[:]
+        graph.initializer.extend(kept)
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+
+    return build
+
+
 # ---------------------------------------------------------------- derived variants (onnxruntime)
 
 
@@ -753,6 +1057,68 @@ def recipes(out: Path) -> list[Recipe]:
         Recipe("vit_op12_qdq", "quantized", "quant_pre_process + quantize_static(vit_op12, QDQ, 4 random calibration "
                "batches [1,3,32,32])", img("pixel_values", 32),
                _quant_static(path_of("vit_op12"), {"pixel_values": (1, 3, 32, 32)}, "QDQ"), needs=TR, base="vit_op12"),
+    ]
+    # Resize necks and heads, flips, MaxViT-style blocks, more quantized copies
+    r += [
+        Recipe("seg_head_bilinear_align_op11", "resize", "FCN/DeepLab-style: stride-8 conv backbone, ASPP-like head "
+               "(dilations 1/2/4 + image pooling upsampled bilinear), logits F.interpolate(size=input, bilinear, "
+               "align_corners True); legacy export opset 11, dynamic batch", img("x", 64),
+               _module(lambda: _seg_head("bilinear", True), _rand(1, 3, 64, 64), 11, ["x"], {"x": {0: "batch"}}),
+               needs=T),
+        Recipe("seg_head_bicubic_op16", "resize", "the segmentation model with the logits resized bicubic "
+               "(align_corners False); legacy export opset 16", img("x", 64),
+               _module(lambda: _seg_head("bicubic", False), _rand(1, 3, 64, 64), 16, ["x"], {"x": {0: "batch"}}),
+               needs=T),
+        Recipe("unet_bilinear_align_op13", "resize", "encoder-decoder: conv stride 2, F.interpolate(x2, bilinear, "
+               "align_corners True) + 1x1 skip, conv head; legacy export opset 13", img("x", 32),
+               _module(lambda: _upsample_net("bilinear", True), _rand(1, 3, 32, 32), 13, ["x"], {"x": {0: "batch"}}),
+               needs=T),
+        Recipe("unet_bicubic_op18_dynamo", "resize", "the encoder-decoder with F.interpolate(x2, bicubic, "
+               "align_corners False); dynamo export opset 18", img("x", 32),
+               _module(lambda: _upsample_net("bicubic", False), _rand(1, 3, 32, 32), 18, ["x"], None, dynamo=True),
+               needs=T + ("onnxscript",)),
+        Recipe("downsample_antialias_op18_dynamo", "resize", "conv stride 2 then F.interpolate(x0.5, bilinear, "
+               "antialias True), conv head; dynamo export opset 18", img("x", 32),
+               _module(lambda: _upsample_net("bilinear", False, 0.5, True), _rand(1, 3, 32, 32), 18, ["x"], None,
+                       dynamo=True), needs=T + ("onnxscript",)),
+        Recipe("fpn_detector_op13", "resize", "RetinaNet/FCOS-style: 3 stride levels, FPN top-down "
+               "F.interpolate(size=lateral, nearest), shared cls/box towers, permute/reshape/concat; legacy export "
+               "opset 13, dynamic batch", img("x", 64),
+               _module(_fpn_detector, _rand(1, 3, 64, 64), 13, ["x"], {"x": {0: "batch"}}), needs=T),
+        Recipe("flip_tta_op13", "flip", "test-time augmentation: (net(x) + flip(net(flip(x, [-1])), [-1])) / 2 with a "
+               "two-conv net; legacy export opset 13, dynamic batch", img("x", 32),
+               _module(_flip_tta, _rand(1, 3, 32, 32), 13, ["x"], {"x": {0: "batch"}}), needs=T),
+        Recipe("flip_tta_op18_dynamo", "flip", "the flip test-time augmentation; dynamo export opset 18",
+               img("x", 32), _module(_flip_tta, _rand(1, 3, 32, 32), 18, ["x"], None, dynamo=True),
+               needs=T + ("onnxscript",)),
+        Recipe("gpt2_op18_dynamo_ids_shape", "export", "GPT2Model as gpt2_op17 (a distilgpt2-sized config); dynamo "
+               "export opset 18, dynamic batch/sequence; --input-shape names input_ids only, as a user does",
+               f"input_ids:1,{SEQ}", _text(_lazy("GPT2Model"), _gpt2_cfg, 18, dynamo=True),
+               needs=TR + ("onnxscript",), inputs=_text_inputs()),
+        Recipe("maxvit_block_op14", "training-attr", "MaxViT-style: stem, MBConv with BatchNorm2d(eps 1e-3, momentum "
+               "0.99) and squeeze-excite, block and grid attention over 4x4 partitions (nn.MultiheadAttention); "
+               "legacy export opset 14, dynamic batch", img("x", 32),
+               _module(_maxvit_block, _rand(1, 3, 32, 32), 14, ["x"], {"x": {0: "batch"}}), needs=T),
+        Recipe("maxvit_block_op17", "training-attr", "the MaxViT-style block; legacy export opset 17", img("x", 32),
+               _module(_maxvit_block, _rand(1, 3, 32, 32), 17, ["x"], {"x": {0: "batch"}}), needs=T),
+        Recipe("mobilenetv3_op13", "export", "MobileNetV3-small-style (hardswish, SE with hardsigmoid, 4 blocks); "
+               "legacy export opset 13, dynamic batch", img("x", 64),
+               _module(_mobilenetv3, _rand(1, 3, 64, 64), 13, ["x"], {"x": {0: "batch"}}), needs=T),
+        Recipe("mobilenetv3_op13_qoperator", "quantized", "quant_pre_process + quantize_static(mobilenetv3_op13, "
+               "QOperator, QUInt8/QInt8, 4 random calibration batches)", img("x", 64),
+               _quant_static(path_of("mobilenetv3_op13"), {"x": (1, 3, 64, 64)}, "QOperator"), needs=T,
+               base="mobilenetv3_op13"),
+        Recipe("mobilenetv3_op13_int8_output", "quantized", "mobilenetv3_op13_qoperator with its last "
+               "DequantizeLinear removed: a uint8 output, as one model of an int8 ensemble hands to the next",
+               img("x", 64), _integer_output(path_of("mobilenetv3_op13_qoperator")), needs=T,
+               base="mobilenetv3_op13_qoperator"),
+        Recipe("mobilenetv3_op13_convinteger_bias", "quantized", "mobilenetv3_op13 with every Conv that has a bias quantized as "
+               "onnxruntime's 2019-2020 quantizer wrote it in dynamic mode: DynamicQuantizeLinear -> ConvInteger -> "
+               "Add(int32 bias quantized at run time by Div, Floor, Cast) -> Cast -> Mul(scale product)",
+               img("x", 64), _conv_integer_bias(path_of("mobilenetv3_op13")), needs=T, base="mobilenetv3_op13"),
+        Recipe("ppocr_cls_qdynamic", "quantized", "quantize_dynamic(../shared/models/ppocr_mobile_v2_cls.onnx, "
+               "op_types_to_quantize [Conv, MatMul], weight QUInt8): ConvInteger on weights Paddle lists as inputs",
+               "x:1,3,48,192", _quant_dynamic_ops(lambda: SHARED_MODELS / "ppocr_mobile_v2_cls.onnx", ["Conv", "MatMul"])),
     ]
     # shipped real models and samples
     shipped = {

@@ -142,3 +142,114 @@ def heads_model(opset=11):
              (("i0", 0), ("i1", 1), ("i2", 2), ("four", 4), ("fourv", [4]), ("zero", 0), ("m1", [-1]))]
     return make_model(nodes, [tensor_input("x", ["B", "T", 64])], [tensor_input("y", [None, None, None])], inits,
                       opset=opset)
+
+
+def deep_heads_model(depth: int, opset: int = 13, width: int = 64) -> onnx.ModelProto:
+    """``depth`` blocks, each splitting the last axis into 4 heads and back by shape arithmetic on the
+    block's input: Shape -> Gather -> Div -> Unsqueeze -> Concat -> Reshape -> Transpose, then Shape of
+    that -> Gather -> Mul -> Concat -> Reshape. ONNX data propagation stops at Div, so without folding
+    every block's Shape waits for the block before it to become static."""
+    nodes = []
+    h = "x"
+    for k in range(depth):
+        p = f"b{k}_"
+        nodes += [
+            helper.make_node("Shape", [h], [p + "s"]),
+            helper.make_node("Gather", [p + "s", "i1"], [p + "t"], axis=0),
+            helper.make_node("Gather", [p + "s", "i2"], [p + "d"], axis=0),
+            helper.make_node("Div", [p + "d", "four"], [p + "dq"]),
+            helper.make_node("Unsqueeze", [p + "t", "ax0"], [p + "tu"]),
+            helper.make_node("Unsqueeze", [p + "dq", "ax0"], [p + "du"]),
+            helper.make_node("Concat", ["onev", p + "tu", "fourv", p + "du"], [p + "shp"], axis=0),
+            helper.make_node("Reshape", [h, p + "shp"], [p + "r"]),
+            helper.make_node("Transpose", [p + "r"], [p + "rt"], perm=[0, 2, 1, 3]),
+            helper.make_node("Shape", [p + "rt"], [p + "s2"]),
+            helper.make_node("Gather", [p + "s2", "i2"], [p + "t2"], axis=0),
+            helper.make_node("Gather", [p + "s2", "i3"], [p + "c2"], axis=0),
+            helper.make_node("Mul", [p + "c2", "four"], [p + "c4"]),
+            helper.make_node("Unsqueeze", [p + "t2", "ax0"], [p + "t2u"]),
+            helper.make_node("Unsqueeze", [p + "c4", "ax0"], [p + "c4u"]),
+            helper.make_node("Concat", ["onev", p + "t2u", p + "c4u"], [p + "shp2"], axis=0),
+            helper.make_node("Transpose", [p + "rt"], [p + "back"], perm=[0, 2, 1, 3]),
+            helper.make_node("Reshape", [p + "back", p + "shp2"], [p + "y"]),
+            helper.make_node("Relu", [p + "y"], [p + "h"]),
+        ]
+        h = p + "h"
+    nodes.append(helper.make_node("Identity", [h], ["y"]))
+    inits = [init(n, np.array(v, np.int64)) for n, v in
+             (("i1", 1), ("i2", 2), ("i3", 3), ("four", 4), ("fourv", [4]), ("onev", [1]), ("ax0", [0]))]
+    return make_model(nodes, [tensor_input("x", ["B", "T", width])], [tensor_input("y", [None, None, None])], inits,
+                      opset=opset)
+
+
+def same_padding_model(layers: int = 2, size: int = 17, opset: int = 13) -> onnx.ModelProto:
+    """timm-style "same" padding written as ONNX exports it: per layer, the pad of each spatial axis is
+    Clip((ceil(H / s) - 1) * s + (k - 1) * d + 1 - H, min=0) computed from Shape of the layer's input,
+    split before/after and fed to Pad, then a stride-2 3x3 Conv. Each layer's Shape reads the layer
+    before it, so the pads of layer n are computable only once layer n-1's output shape is."""
+    nodes, inits = [], []
+    h = "x"
+    channels = 3
+    for k in range(layers):
+        p = f"l{k}_"
+        pads = []
+        for axis in (2, 3):
+            q = f"{p}a{axis}_"
+            nodes += [
+                helper.make_node("Shape", [h], [q + "s"]),
+                helper.make_node("Gather", [q + "s", f"ax{axis}"], [q + "n"], axis=0),
+                helper.make_node("Cast", [q + "n"], [q + "nf"], to=TensorProto.FLOAT),
+                helper.make_node("Div", [q + "nf", "stride_f"], [q + "q"]),
+                helper.make_node("Ceil", [q + "q"], [q + "c"]),
+                helper.make_node("Sub", [q + "c", "one_f"], [q + "c1"]),
+                helper.make_node("Mul", [q + "c1", "stride_f"], [q + "m"]),
+                helper.make_node("Add", [q + "m", "span_f"], [q + "e"]),
+                helper.make_node("Sub", [q + "e", q + "nf"], [q + "raw"]),
+                helper.make_node("Clip", [q + "raw", "zero_f"], [q + "pad_f"], name=q + "clip"),
+                helper.make_node("Cast", [q + "pad_f"], [q + "pad"], to=TensorProto.INT64),
+                helper.make_node("Div", [q + "pad", "two"], [q + "lo"]),
+                helper.make_node("Sub", [q + "pad", q + "lo"], [q + "hi"]),
+                helper.make_node("Unsqueeze", [q + "lo", "ax0"], [q + "lou"]),
+                helper.make_node("Unsqueeze", [q + "hi", "ax0"], [q + "hiu"]),
+            ]
+            pads.append((q + "lou", q + "hiu"))
+        (top, bottom), (left, right) = pads
+        nodes += [
+            helper.make_node("Concat", ["zeros2", top, left, "zeros2", bottom, right], [p + "pads"], axis=0),
+            helper.make_node("Pad", [h, p + "pads"], [p + "padded"]),
+            helper.make_node("Conv", [p + "padded", p + "w"], [p + "y"], kernel_shape=[3, 3], strides=[2, 2]),
+        ]
+        inits.append(init(p + "w", np.ones((8, channels, 3, 3), np.float32)))
+        channels = 8
+        h = p + "y"
+    nodes.append(helper.make_node("Identity", [h], ["y"]))
+    scalars = (("stride_f", np.float32(2)), ("one_f", np.float32(1)), ("span_f", np.float32(3)),
+               ("zero_f", np.float32(0)), ("two", np.int64(2)), ("ax2", np.int64(2)), ("ax3", np.int64(3)))
+    inits += [init(n, np.array(v)) for n, v in scalars]
+    inits += [init("ax0", np.array([0], np.int64)), init("zeros2", np.zeros(2, np.int64))]
+    return make_model(nodes, [tensor_input("x", [1, 3, size, size])], [helper.make_tensor_value_info("y", FLOAT, None)],
+                      inits, opset=opset)
+
+
+def nms_model(max_out: int | None = 10, runtime: bool = False, gather: bool = False, opset: int = 11,
+              batches: int = 1, classes: int = 3, boxes: int = 100) -> onnx.ModelProto:
+    """NonMaxSuppression(boxes [B, S, 4], scores [B, C, S]) with max_output_boxes_per_class a constant
+    initializer (``max_out``), a graph input (``runtime``) or absent (``max_out=None``); with ``gather`` the
+    selected box indices (column 2) pick boxes, as detector post-processing does."""
+    names = ["boxes", "scores"]
+    inputs = [tensor_input("boxes", [batches, boxes, 4]), tensor_input("scores", [batches, classes, boxes])]
+    inits = []
+    if runtime:
+        names.append("max_out")
+        inputs.append(tensor_input("max_out", [1], TensorProto.INT64))
+    elif max_out is not None:
+        names.append("max_out")
+        inits.append(init("max_out", np.array([max_out], np.int64)))
+    nodes = [helper.make_node("NonMaxSuppression", names, ["selected"], name="nms")]
+    outputs = [helper.make_tensor_value_info("selected", TensorProto.INT64, None)]
+    if gather:
+        nodes += [helper.make_node("Gather", ["selected", "col2"], ["index"], axis=1, name="box_index"),
+                  helper.make_node("Gather", ["boxes", "index"], ["picked"], axis=1, name="pick")]
+        inits.append(init("col2", np.array(2, np.int64)))
+        outputs = [helper.make_tensor_value_info("picked", FLOAT, None)]
+    return make_model(nodes, inputs, outputs, inits, opset=opset)

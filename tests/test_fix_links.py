@@ -93,8 +93,10 @@ def test_the_most_specific_named_link_wins():
     assert fix_for(_finding("kernel-out-of-range", "Conv", data={"kernel_hw": [400, 400]})).pass_name == \
         "split-large-kernel-conv"
     assert fix_for(_finding("kernel-out-of-range", "Conv", data={"attr": "strides"})).pass_name == "manual"
-    # renaming answers a duplicate name on any node, a contrib op's too
-    assert fix_for(_finding("duplicate-node-name", "FastGelu", "com.microsoft")).pass_name == "rename-duplicate-nodes"
+    # renaming answers a duplicate name on any node, a contrib op's too, but not one the parser gives an unnamed node
+    assert fix_for(_finding("duplicate-node-name", "FastGelu", "com.microsoft", {"parser_named": False})).pass_name \
+        == "rename-duplicate-nodes"
+    assert fix_for(_finding("duplicate-node-name", "Relu", data={"parser_named": True})).pass_name == "manual"
 
 
 def test_the_engine_resolves_the_hint_with_the_fix():

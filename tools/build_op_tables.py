@@ -342,7 +342,8 @@ REGISTRY_METHODS = {
 
 def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
     kernels = load(reference, "ascend_op_kernels.json")
-    wanted = rewrite_targets()
+    wanted = rewrite_targets() | fusion_targets()
+    select_format = select_format_by_key()
     for entry in registry_entries:
         for mapping in entry["ascend"]:
             wanted.add(mapping["ascend_op"])
@@ -371,6 +372,7 @@ def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
                     entry["aicpu_dtypes"] = sorted({DTYPE_NAMES.get(d, "bfloat16" if d == "bf16" else d)
                                                     for d in aicpu_ops[op].get("dtypes") or []})
                 entry["source"] = soc["source"]
+                fold_select_format(entry, select_format)
                 entries.append(entry)
     entries.sort(key=lambda e: (e["release"], e["family"], e["op"]))
     return entries
@@ -641,10 +643,9 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             if not chosen <= members:
                 raise SystemExit(f"build_op_tables: {item['op']} members {sorted(chosen - members)} not in {name}")
         params = {"by": item["by"], "choices": item["choices"]}
-        if "attr" in item:
-            params["attr"] = item["attr"]
+        params.update({key: item[key] for key in ("attr", "default") if key in item})
         add("partitioned-call-member", item["op"], item["profiles"], item["source"], params=params, severity="info",
-            note="the plugin's expansion member that does the work, by kernel rank or attribute")
+            note=item.get("note", "the plugin's expansion member that does the work, by kernel rank or attribute"))
     for item in CHECK_SUPPORTED_REJECTS:
         add("check-supported-rejects", item["op"], item["profiles"], item["source"], attr=item["attr"],
             values=item["accepts"], params={"ascend_op": item["ascend_op"]}, note=item["note"])
@@ -663,8 +664,152 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
         add("ai-core-rewrite", item["op"], ALL_PROFILES, item["source"], note=item["note"],
             params={"ascend_op": item["ascend_op"], "into": item["into"], "const_inputs": item["const_inputs"],
                     "stays_on_aicpu": item.get("stays_on_aicpu")})
+    entries.extend(plugin_ignored_attrs(reference))
     entries.sort(key=lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]))
     return entries
+
+
+# --------------------------------------------------------------------------- plugin refusals
+# What the ONNX parser plugins of both source eras test on their own, read from every plugin file
+# a registration names (op_tables/curated/plugin_refusals.json, with its source and lines per fact):
+# refusals become plugin_refusals.json (rule plugin-refuses-node); the attributes a plugin drops or
+# rewrites without refusing become op_facts.json ignored-attr entries (rule attr-ignored). The
+# curated file is checked against the registry here: every registered plugin file is in its
+# coverage list, with the right count of facts, and every fact names registrations of its file.
+PLUGIN_FACT_KINDS = ("refusal", "ignored-attr")
+SOURCE_PATTERN = re.compile(r"^[\w.-]+/[\w.+-]+:[\w./+-]+@[0-9a-f]{7,40}$")
+
+
+def plugin_facts(reference: Path) -> dict:
+    """The curated plugin facts, validated against the registry and the condition language."""
+    from atccheck.rules._plugin_conditions import problems
+
+    doc = curated_doc("plugin_refusals")
+    registry = load(reference, "cann_onnx_registry.json")
+    eras, stages = doc["eras"], doc["stages"]
+    errors: list[str] = []
+    by_source: dict[str, list[dict]] = {}
+    for era in eras:
+        for record in registry["snapshots"][era]:
+            repo, rest = record["source"].split(":", 1)
+            by_source.setdefault(f"{repo}:{rest.split('@')[0]}", []).append(record)
+    ids = [fact["id"] for fact in doc["entries"]]
+    if ids != sorted(ids) or len(set(ids)) != len(ids):
+        errors.append("facts are not sorted by id, or an id repeats")
+    for fact in doc["entries"]:
+        where = fact["id"]
+        if fact["kind"] not in PLUGIN_FACT_KINDS or fact["era"] not in eras:
+            errors.append(f"{where}: kind or era unknown")
+            continue
+        if not SOURCE_PATTERN.match(fact["source"]) or not (1 <= fact["lines"][0] <= fact["lines"][1]):
+            errors.append(f"{where}: source or lines malformed")
+        records = by_source.get(fact["source"].split("@")[0], [])
+        for reg in fact["registrations"]:
+            opsets = {o for r in records if r.get("onnx_op") == reg["op"] and r["onnx_domain"] == reg["domain"]
+                      for o in r["opset_versions"]}
+            if not reg["opsets"] or not set(reg["opsets"]) <= opsets:
+                errors.append(f"{where}: {reg['domain']}::{reg['op']} {reg['opsets']} not registered by its source")
+        allowed = set(eras[fact["era"]]["profiles"])
+        covered = {p for item in fact.get("covered", []) for p in item["profiles"]}
+        if not set(fact["profiles"]) | set(fact["unknown_profiles"]) <= allowed or not covered <= allowed:
+            errors.append(f"{where}: profiles outside its era")
+        if fact.get("condition") is not None:
+            errors += problems(fact["condition"], where)
+        elif fact["evaluable"] and fact["kind"] == "refusal":
+            errors.append(f"{where}: an evaluable refusal needs a condition")
+        if fact["kind"] == "refusal":
+            if fact["stage"] not in stages or fact["channel"] not in doc["channels"]:
+                errors.append(f"{where}: stage or channel unknown")
+            if fact["message"] is None and fact["channel"] != "none":
+                errors.append(f"{where}: message missing")
+        elif fact.get("attr") is None and fact.get("condition") is None and fact["evaluable"]:
+            errors.append(f"{where}: an ignored attribute needs attr or condition")
+    counts: dict[str, list[int]] = {}
+    for fact in doc["entries"]:
+        counts.setdefault(fact["source"], [0, 0])[fact["kind"] == "ignored-attr"] += 1
+    read = {item["source"] for item in doc["coverage"]}
+    registered = {f"{key}@{record['source'].split('@')[1]}" for key, records in by_source.items() for record in records}
+    if read != registered:
+        errors.append(f"coverage differs from the registered plugin files: {sorted(read ^ registered)[:5]}")
+    for item in doc["coverage"]:
+        if counts.get(item["source"], [0, 0]) != [item["refusals"], item["ignored_attrs"]]:
+            errors.append(f"coverage counts of {item['source']} differ from its facts")
+    if errors:
+        raise SystemExit("build_op_tables: op_tables/curated/plugin_refusals.json: " + "; ".join(errors[:10]))
+    return doc
+
+
+def _uncovered(fact: dict, profiles: list[str]) -> list[str]:
+    covered = {p for item in fact.get("covered", []) for p in item["profiles"]}
+    return [p for p in profiles if p not in covered]
+
+
+def _fact_source(fact: dict) -> str:
+    first, last = fact["lines"]
+    return f"{fact['source']} (lines {first}-{last})"
+
+
+def build_plugin_refusals(reference: Path) -> list[dict]:
+    doc = plugin_facts(reference)
+    entries = []
+    for fact in doc["entries"]:
+        if fact["kind"] != "refusal":
+            continue
+        profiles, unknown = _uncovered(fact, fact["profiles"]), _uncovered(fact, fact["unknown_profiles"])
+        if not profiles and not unknown:
+            continue  # another rule reports it in every profile it holds in
+        for reg in fact["registrations"]:
+            entries.append({
+                "id": fact["id"], "domain": reg["domain"], "op": reg["op"], "opsets": reg["opsets"],
+                "check": fact["check"], "stage": fact["stage"], "atc_error": doc["stages"][fact["stage"]]["atc_error"],
+                "condition": fact.get("condition"), "evaluable": fact["evaluable"], "message": fact["message"],
+                "channel": fact["channel"], "profiles": profiles, "unknown_profiles": unknown,
+                "covered": sorted(set(fact["profiles"] + fact["unknown_profiles"]) - set(profiles + unknown)),
+                "note": fact.get("note"), "profile_basis": fact["profile_basis"],
+                "source": fact["source"], "lines": fact["lines"],
+            })
+    entries.sort(key=lambda e: (e["domain"], e["op"], e["id"]))
+    return entries
+
+
+def plugin_refusal_sections(reference: Path) -> dict:
+    doc = plugin_facts(reference)
+    return {"stages": doc["stages"], "channels": doc["channels"],
+            "curated": {"file": "op_tables/curated/plugin_refusals.json",
+                        "sha256": hashlib.sha256((CURATED / "plugin_refusals.json").read_bytes()).hexdigest()[:16]}}
+
+
+def plugin_ignored_attrs(reference: Path) -> list[dict]:
+    """op_facts.json ignored-attr entries for the attributes a plugin drops or rewrites."""
+    entries = []
+    for fact in plugin_facts(reference)["entries"]:
+        if fact["kind"] != "ignored-attr":
+            continue
+        profiles, unknown = _uncovered(fact, fact["profiles"]), _uncovered(fact, fact["unknown_profiles"])
+        if not profiles and not unknown:
+            continue
+        params: dict[str, Any] = {"fact": fact["id"]}
+        if fact.get("condition") is not None:
+            params["condition"] = fact["condition"]
+        if not fact["evaluable"]:
+            params["evaluable"] = False
+        if unknown:
+            params["unknown_profiles"] = unknown
+            params["profile_note"] = fact["profile_basis"]
+        source = _fact_source(fact) + "".join(f"; {also}" for also in fact.get("also", []))
+        for domain in sorted({reg["domain"] for reg in fact["registrations"]}):
+            if domain != AI_ONNX_DOMAIN:
+                raise SystemExit(f"build_op_tables: ignored-attr fact {fact['id']} is not of the standard domain")
+        entries.append({
+            "kind": "ignored-attr", "op": fact["op"], "attr": fact.get("attr"), "profiles": sorted(profiles + unknown),
+            "values": fact.get("values"), "absent": fact.get("absent", False), "when": None,
+            "opsets": sorted({o for reg in fact["registrations"] for o in reg["opsets"]}), "params": params,
+            "note": fact["note"], "severity": "warning" if fact["evaluable"] else "info", "source": source,
+        })
+    return entries
+
+
+AI_ONNX_DOMAIN = "ai.onnx"
 
 
 # --------------------------------------------------------------------------- numeric limits
@@ -905,6 +1050,313 @@ def other_flags(options: dict) -> list[dict]:
     return entries
 
 
+# --------------------------------------------------------------------------- infer shapes, parser checks
+
+# infer_shapes.json and parser_checks.json come from the curated topics of the same names, richer than a
+# list of entries: each names its source eras, and every entry is checked here (closed value sets, shape
+# expressions, sources at a commit) before it becomes table entries per profile.
+
+HAND_READ_SOURCE = re.compile(r"^[\w.-]+/[\w.+-]+:\S+@[0-9a-f]{7,40}( .*)?$")
+INFER_STATIC = {"always", "when", "never", "unknown"}
+INFER_OTHERWISE = {None, "dynamic", "infer-fails", "unknown"}
+DIM_EXPRS = {"dim", "value", "numel", "rank", "attr", "mul", "min"}
+
+
+def era_profiles() -> dict[str, list[str]]:
+    """The profiles whose op mapping comes from each source era (PROFILES mapping_from)."""
+    eras: dict[str, list[str]] = {}
+    for profile in PROFILES:
+        eras.setdefault(profile["mapping_from"], []).append(profile["id"])
+    return eras
+
+
+def check_hand_read_sources(where: str, sources: list[str]) -> None:
+    if not sources or not all(HAND_READ_SOURCE.match(s) for s in sources):
+        raise SystemExit(f"build_op_tables: {where}: every source must be owner/repo:path@commit: {sources}")
+
+
+def check_dim_expr(where: str, expr: Any) -> None:
+    if isinstance(expr, int) and not isinstance(expr, bool):
+        return
+    if not (isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in DIM_EXPRS):
+        raise SystemExit(f"build_op_tables: {where}: not a dim expression: {expr!r}")
+    (key, arg), = expr.items()
+    if key in ("mul", "min"):
+        for item in arg:
+            check_dim_expr(where, item)
+    elif key == "dim" and not (isinstance(arg, list) and len(arg) == 2 and all(isinstance(a, int) for a in arg)):
+        raise SystemExit(f"build_op_tables: {where}: dim takes [input, axis]: {arg!r}")
+    elif key == "attr" and not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)):
+        raise SystemExit(f"build_op_tables: {where}: attr takes [name, default]: {arg!r}")
+    elif key in ("value", "numel", "rank") and not isinstance(arg, int):
+        raise SystemExit(f"build_op_tables: {where}: {key} takes an input index: {arg!r}")
+
+
+def check_shape_expr(where: str, shape: Any) -> None:
+    if shape is None:
+        return
+    if isinstance(shape, list):
+        for dim in shape:
+            check_dim_expr(where, dim)
+    elif isinstance(shape, dict) and set(shape) == {"like", "axis", "dim"}:
+        check_dim_expr(where, shape["axis"])
+        check_dim_expr(where, shape["dim"])
+    elif not (isinstance(shape, dict) and set(shape) == {"broadcast"}):
+        raise SystemExit(f"build_op_tables: {where}: not a shape expression: {shape!r}")
+
+
+def build_infer_shapes() -> list[dict]:
+    """curated/infer_shapes.json per profile: how Ascend's infer-shape functions size data-dependent outputs."""
+    doc = curated_doc("infer_shapes")
+    eras = era_profiles()
+    entries = []
+    for fact in doc["entries"]:
+        where = f"infer_shapes {fact['op']} {fact['era']}"
+        if fact["era"] not in eras or fact["era"] not in doc["eras"]:
+            raise SystemExit(f"build_op_tables: {where}: unknown era")
+        if fact["static"] not in INFER_STATIC or fact["otherwise"] not in INFER_OTHERWISE:
+            raise SystemExit(f"build_op_tables: {where}: static/otherwise outside their enums")
+        if (fact["static"] == "when" and not fact["when"]) or (fact["when"] and fact["static"] not in ("when", "unknown")):
+            raise SystemExit(f"build_op_tables: {where}: a condition goes with static 'when' (or 'unknown') only")
+        check_hand_read_sources(where, fact["source"])
+        for out in fact["outputs"]:
+            check_shape_expr(where, out["shape"])
+            if fact["static"] in ("always", "when") and out["shape"] is None and not fact["onnx_agrees"]:
+                raise SystemExit(f"build_op_tables: {where}: a static output ONNX does not agree on needs its shape")
+        entries.append({
+            "op": fact["op"],
+            "profiles": eras[fact["era"]],
+            "era": fact["era"],
+            "ascend_op": fact["ascend_op"],
+            "static": fact["static"],
+            "when": fact["when"],
+            "otherwise": fact["otherwise"],
+            "onnx_agrees": fact["onnx_agrees"],
+            "outputs": [{"index": o["index"], "shape": o["shape"], "padding": o["padding"], "formula": o["formula"]}
+                        for o in fact["outputs"]],
+            "padding_note": fact["padding_note"],
+            "note": fact["note"],
+            "source": "; ".join(fact["source"]),
+        })
+    entries.sort(key=lambda e: (e["op"], e["profiles"]))
+    return entries
+
+
+PARSER_VERDICTS = {"rejected", "unread", "constant", "accepted", "refused-by-loader"}
+
+
+def build_parser_checks(reference: Path) -> list[dict]:
+    """curated/parser_checks.json with profiles for eras; every ATC code must be catalogued."""
+    doc = curated_doc("parser_checks")
+    errors = load(reference, "atc_error_codes.json")
+    known = {item["code"] for item in errors["codes"] + errors["legacy_and_uncatalogued"]}
+    profiles = {p["id"] for p in PROFILES}
+    if set().union(*(era["profiles"] for era in doc["eras"].values())) != profiles:
+        raise SystemExit("build_op_tables: parser_checks eras must cover every profile once")
+    entries = []
+    for fact in doc["entries"]:
+        where = f"parser_checks {fact['check']} {fact['eras']}"
+        if fact["verdict"] not in PARSER_VERDICTS or not set(fact["eras"]) <= set(doc["eras"]):
+            raise SystemExit(f"build_op_tables: {where}: verdict or era outside its enum")
+        if fact["atc_error"] is not None and fact["atc_error"] not in known:
+            raise SystemExit(f"build_op_tables: {where}: {fact['atc_error']} is not in atc_error_codes.json")
+        if (fact["verdict"] in ("rejected", "refused-by-loader")) != (fact["atc_error"] is not None):
+            raise SystemExit(f"build_op_tables: {where}: a rejection names its ATC code, and only a rejection")
+        check_hand_read_sources(where, fact["source"])
+        entries.append({
+            "check": fact["check"],
+            "profiles": sorted(p for era in fact["eras"] for p in doc["eras"][era]["profiles"]),
+            "eras": fact["eras"],
+            "verdict": fact["verdict"],
+            "atc_error": fact["atc_error"],
+            "message": fact["message"],
+            "condition": fact["condition"],
+            "dtypes": fact.get("dtypes"),
+            "unknown_dtypes": fact.get("unknown_dtypes"),
+            "source": "; ".join(fact["source"]),
+        })
+    entries.sort(key=lambda e: (e["check"], e["profiles"]))
+    return entries
+
+
+# --------------------------------------------------------------------------- the files an atc command names
+
+# aipp.json and command_files.json need no reference file: the curated topics aipp_checks,
+# aipp_proto, aipp_csc and aipp_kernel (the last three written by tools/extract_aipp_facts.py)
+# and command_files carry every fact with its source.
+
+
+def _cited(source: str, lines: str | None) -> str:
+    return f"{source} {lines}" if lines else source
+
+
+def build_aipp() -> tuple[list[dict], dict]:
+    """aipp.json: the AIPP file's schema (extra ``message_schema``) and one entry per fact about it."""
+    checks, csc = curated_doc("aipp_checks"), curated_doc("aipp_csc")
+    kernel, proto = curated_doc("aipp_kernel"), curated_doc("aipp_proto")
+    entries: list[dict] = []
+    for item in checks["parse_errors"]:
+        entries.append({"kind": "parse-error", "name": item["error"], "profiles": item["profiles"],
+                        "message": item["message"], "note": item["note"],
+                        "source": _cited(item["source"], item["lines"])})
+    for item in checks["entries"]:
+        record = {k: v for k, v in item.items() if k not in ("id", "source", "lines")}
+        record.setdefault("profiles", ALL_PROFILES)
+        entries.append({"kind": "check", "name": item["id"], **record,
+                        "source": _cited(item["source"], item.get("lines"))})
+    ranges = checks["ranges"]
+    for item in ranges["fields"]:
+        entries.append({"kind": "range", "name": item["field"], "min": item["min"], "max": item["max"],
+                        "zero_allowed": item.get("zero_allowed", False), "when": item.get("when"),
+                        "error": ranges["error"], "source": _cited(ranges["source"], item["lines"])})
+    size = ranges["model_size"]
+    entries.append({"kind": "model-size", "name": "src_image_size 0", "h_min": size["h_min"], "w_min": size["w_min"],
+                    "max": size["max"], "error": ranges["error"], "note": size["note"],
+                    "source": _cited(ranges["source"], size["lines"])})
+    model_channels = checks["model_image_channels"]["channels"]
+    image = checks["image_channels"]
+    formats = proto["enums"]["InputFormat"]
+    presets = csc["entries"]
+    for name in sorted(formats):
+        if formats[name] == 0:
+            continue
+        given = sorted({model_channels[p["model_image"]] for p in presets if p["input_format"] == name})
+        entries.append({"kind": "format", "name": name, "number": formats[name],
+                        "image_channels": image["channels"].get(name, image["default"]),
+                        "model_channels": given, "yuv": name in checks["yuv_formats"]["formats"],
+                        "source": _cited(image["source"], image["lines"]) + "; model_channels: "
+                        + checks["model_image_channels"]["source"] + " and the package's conf/aipp files "
+                        "(op_tables/curated/aipp_csc.json)"})
+    for preset in presets:
+        origin = "docs" if preset["source"].startswith("hicann/ge") else "package"
+        record = {k: v for k, v in preset.items() if k not in ("name", "source", "line")}
+        entries.append({"kind": "preset", "name": f"{preset['name']} ({origin})", **record,
+                        "channels": model_channels[preset["model_image"]],
+                        "source": f"{preset['source']} line {preset['line']}"})
+    for release in kernel["entries"]:
+        format_map = release["SUPPORT_IMAGE_FORMAT_MAP"]
+        odd = release["ODD_CROP_SUPPORT_SOC_VERSION_LIST"]
+        keys = checks["chip_format_keys"]["releases"][release["release"]]
+        for short_soc, key in sorted(keys["keys"].items()):
+            entries.append({"kind": "chip", "name": f"{short_soc} {release['release']}", "short_soc": short_soc,
+                            "release": release["release"], "formats": format_map["value"][key],
+                            "odd_crop": short_soc in odd["value"],
+                            "source": f"{release['source']} lines {format_map['line']}, {odd['line']}; "
+                                      f"{keys['source']} {keys['lines']}"})
+    for item in checks["uncatalogued_errors"]:
+        entries.append({"kind": "error", "name": item["code"], "message": item["message"], "meaning": item["meaning"],
+                        "source": _cited(item["source"], item["lines"])})
+    entries.sort(key=lambda e: (e["kind"], e["name"], e["source"]))
+    schema = {
+        "root": proto["root"],
+        "messages": {m["name"]: [{k: v for k, v in f.items() if k != "line"} for f in m["fields"]]
+                     for m in proto["entries"]},
+        "enums": proto["enums"],
+        "source": proto["source"],
+    }
+    extra = {"message_schema": schema, "path_rule": checks["path"], "normalization": checks["normalization"],
+             "csc_note": csc["note"]}
+    return entries, extra
+
+
+def build_command_files() -> tuple[list[dict], dict]:
+    """command_files.json: how ATC reads each file or name list a command gives, and what fails how."""
+    doc = curated_doc("command_files")
+    entries: list[dict] = []
+    for item in doc["entries"]:
+        # the curated source is the reader of the file or names; rules cite it with their own lines
+        record = {k: v for k, v in item.items() if k not in ("kind", "flag", "source", "lines")}
+        reader = {"reader": item["source"]} | ({"reader_lines": item["lines"]} if "lines" in item else {})
+        entries.append({"kind": item["kind"], "name": item["flag"], **reader, **record,
+                        "source": _cited(item["source"], item.get("lines"))})
+    entries.sort(key=lambda e: (e["kind"], e["name"]))
+    return entries, {"graph_names": doc["graph_names"], "split": doc["split"]}
+
+# --------------------------------------------------------------------------- placement (curated)
+# Which engine an op lands on: the AI Core dtypes each op's op_select_format offers per SoC
+# (op_select_format.json, made with tools/extract_select_format.py and read against the code) and
+# the graph fusion passes that decide which Ascend ops exist before GE picks an engine
+# (fusion_passes.json). This section folds them into kernels.json and op_facts.json.
+
+SELECT_FORMAT_SOURCE = "op_tables/curated/op_select_format.json"
+FUSION_CONDITIONS = ("const_inputs", "static_inputs", "dtypes", "dtypes_excluded", "main_takes_dtype", "max_inputs",
+                     "dynamic_equations")
+FUSION_FAILURES = ("not-constant", "negative-element-count")  # fusion_passes.json legend.fails_when
+
+
+def select_format_by_key() -> dict[tuple[str, str, str], dict]:
+    out: dict[tuple[str, str, str], dict] = {}
+    for e in curated("op_select_format"):
+        key = (e["release"], e["family"], e["op"])
+        if key in out:
+            raise SystemExit(f"build_op_tables: op_select_format.json lists {key} twice")
+        out[key] = e
+    return out
+
+
+def _shapes_answer(part: dict) -> dict:
+    """One shape kind of a curated entry as kernels.json keeps it: dtypes, or why they are unknown."""
+    if part.get("no_kernel"):
+        return {"dtypes": None, "unknown": None, "no_kernel": True}
+    answer = {"dtypes": part.get("dtypes"), "unknown": part.get("unknown")}
+    if answer["dtypes"] is None and not answer["unknown"]:
+        raise SystemExit("build_op_tables: op_select_format.json: an entry without dtypes must say why")
+    if part.get("source"):
+        answer["source"] = part["source"]
+    return answer
+
+
+def fold_select_format(entry: dict, facts: dict[tuple[str, str, str], dict]) -> None:
+    """Give an op_select_format kernel the dtypes its function offers on this SoC family (static
+    shapes in ``dtypes``, both shape kinds in ``select_format``), where the curated facts answer."""
+    aicore = entry.get("aicore")
+    if not aicore or not aicore.get("op_select_format") or aicore.get("dtypes") is not None:
+        return
+    fact = facts.get((entry["release"], entry["family"], entry["op"]))
+    if fact is None:
+        return
+    static = _shapes_answer(fact["static_shapes"])
+    dynamic = _shapes_answer(fact["dynamic_shapes"])
+    entry["aicore"] = {**aicore, "dtypes": static["dtypes"],
+                       "select_format": {"static": static, "dynamic": dynamic, "source": SELECT_FORMAT_SOURCE}}
+
+
+def fusion_targets() -> set[str]:
+    """Ascend ops the curated fusion passes leave: kernels.json needs them."""
+    return {op for p in curated("fusion_passes") for op in p["into"]}
+
+
+def fusion_pass_facts(registry_entries: list[dict]) -> list[dict]:
+    """op_facts.json entries: one fusion-pass fact per pass and ONNX op. Each ONNX op must map to the
+    pass's Ascend op in one of the pass's profiles."""
+    maps: dict[tuple[str, str], set[str]] = {}
+    for e in registry_entries:
+        for m in e["ascend"]:
+            maps.setdefault((e["profile"], e["op"]), set()).update([m["ascend_op"], *m.get("expands_to", ())])
+    facts = []
+    for p in curated("fusion_passes"):
+        unknown = set(p["conditions"]) - set(FUSION_CONDITIONS)
+        if unknown or p["main"] not in p["into"]:
+            raise SystemExit(f"build_op_tables: fusion_passes.json {p['pass']}: conditions {sorted(unknown)} or "
+                             f"main {p['main']} not understood")
+        for onnx_op, feeds in sorted(p["onnx"].items()):
+            held = [pr for pr in p["profiles"] if p["ascend_op"] in maps.get((pr, onnx_op), set())]
+            if not held:
+                raise SystemExit(f"build_op_tables: fusion_passes.json {p['pass']}: {onnx_op} maps to "
+                                 f"{p['ascend_op']} in none of {p['profiles']}")
+            params = {"pass": p["pass"], "ascend_op": p["ascend_op"], "into": p["into"], "main": p["main"],
+                      "onnx_inputs": feeds, "conditions": p["conditions"]}
+            if p.get("fails_when"):
+                if any(case["case"] not in FUSION_FAILURES or not case["source"] for case in p["fails_when"]):
+                    raise SystemExit(f"build_op_tables: fusion_passes.json {p['pass']}: a fails_when case is not one "
+                                     f"of {FUSION_FAILURES}, or has no source")
+                params["fails_when"] = p["fails_when"]
+            facts.append({"kind": "fusion-pass", "op": onnx_op, "attr": None, "profiles": sorted(held),
+                          "values": None, "absent": None, "when": None, "opsets": None, "params": params,
+                          "note": p["note"], "severity": "info", "source": p["source"]})
+    return facts
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -934,8 +1386,10 @@ def build(reference: Path) -> dict[str, str]:
             native_types_source="hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_util.h (kOnnxOpMap)"),
         "kernels.json": table(
             "atccheck.kernels/1",
-            "AI Core and AI CPU kernel facts per kernel family, for the Ascend ops the ONNX parser produces. "
-            "An op absent for a family has a kernel in neither engine's config.",
+            "AI Core and AI CPU kernel facts per kernel family, for the Ascend ops the ONNX parser produces and "
+            "the ops graph fusion passes leave. An op absent for a family has a kernel in neither engine's config. "
+            "Where the config leaves the AI Core dtypes to op_select_format, aicore.select_format holds what that "
+            "function offers (op_tables/curated/op_select_format.json).",
             ["ascend_op_kernels.json", "cann_onnx_registry.json"], reference, build_kernels(reference, registry_entries)),
         "socs.json": table(
             "atccheck.socs/1",
@@ -953,8 +1407,17 @@ def build(reference: Path) -> dict[str, str]:
         "op_facts.json": table(
             "atccheck.op_facts/1",
             "Op behaviours from the CANN plugin sources, fusion passes and published pages that are not attribute "
-            "ranges: ignored attributes, empty reduce axes, dtypes a precision mode rejects, AI Core rewrites.",
-            ["onnx_op_spec.json", "cann_onnx_registry.json"], reference, build_op_facts(reference, onnx_names, spelled)),
+            "ranges: ignored attributes, empty reduce axes, dtypes a precision mode rejects, AI Core rewrites, and "
+            "the graph fusion passes of op_tables/curated/fusion_passes.json.",
+            ["onnx_op_spec.json", "cann_onnx_registry.json"], reference,
+            sorted(build_op_facts(reference, onnx_names, spelled) + fusion_pass_facts(registry_entries),
+                   key=lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]))),
+        "plugin_refusals.json": table(
+            "atccheck.plugin_refusals/1",
+            "Conditions under which an ONNX parser plugin refuses a node, per registration, with the ATC code the "
+            "failure surfaces as and the profiles each holds in (op_tables/curated/plugin_refusals.json).",
+            ["cann_onnx_registry.json"], reference, build_plugin_refusals(reference),
+            **plugin_refusal_sections(reference)),
         "limits.json": table(
             "atccheck.limits/1",
             "Named numeric limits from CANN sources and pages.",
@@ -968,6 +1431,30 @@ def build(reference: Path) -> dict[str, str]:
             "ATC command-line options relevant to ONNX models.",
             ["atc_options.json"], reference, build_options(reference), **options_extra(reference)),
     }
+    docs["infer_shapes.json"] = table(
+        "atccheck.infer_shapes/1",
+        "How Ascend's own infer-shape functions size the outputs of ONNX ops whose ONNX output shape depends on "
+        "input values, per profile: when the output is static, the shape it takes, and what a padded output holds.",
+        [], reference, build_infer_shapes())
+    docs["parser_checks.json"] = table(
+        "atccheck.parser_checks/1",
+        "Graph-level checks of ATC's ONNX parser per profile: empty input and output lists, tensor data types it "
+        "cannot map, Constant attributes it does not read, initializer-backed inputs, with the ATC code of each "
+        "rejection.", ["atc_error_codes.json"], reference, build_parser_checks(reference))
+
+
+    aipp_entries, aipp_extra = build_aipp()
+    docs["aipp.json"] = table(
+        "atccheck.aipp/1",
+        "AIPP files (--insert_op_conf): their schema, GE's and the AIPP kernel's checks, value ranges, channel "
+        "counts, documented color conversions and the image formats per chip.",
+        [], reference, aipp_entries, **aipp_extra)
+    file_entries, file_extra = build_command_files()
+    docs["command_files.json"] = table(
+        "atccheck.command_files/1",
+        "The files and names an atc command gives (--keep_dtype, --op_precision_mode, --modify_mixlist, "
+        "--customize_dtypes, --fusion_switch_file, --out_nodes, --input_fp16_nodes): their syntax and ATC's checks.",
+        [], reference, file_entries, **file_extra)
     return {name: dump(doc) for name, doc in docs.items()}
 
 

@@ -45,11 +45,14 @@ PACKAGE = "atccheck"
 # The house, lowest floor first: (floor, module prefixes). The longest matching prefix places a
 # module; a module no prefix matches is an error (a new module must be given its floor here).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("core", ("atccheck", "atccheck.errors", "atccheck.findings", "atccheck.domains", "atccheck.atc.shell")),
+    ("core", ("atccheck", "atccheck.errors", "atccheck.findings", "atccheck.domains", "atccheck.atc.shell",
+              "atccheck.atc.textproto")),
     ("tables", ("atccheck.tables", "atccheck.target", "atccheck.atc.facts")),
     ("model", ("atccheck.model", "atccheck.fileio", "atccheck.numerics", "atccheck.atc.spec")),
     ("context", ("atccheck.context", "atccheck.lookup", "atccheck.report", "atccheck.fixlinks", "atccheck.fix_index",
-                 "atccheck.registry", "atccheck.atc.command", "atccheck.atc.precheck")),
+                 "atccheck.registry", "atccheck.atc.command", "atccheck.atc.precheck",
+                 "atccheck.atc.aipp", "atccheck.atc.aipp_command", "atccheck.atc.command_files",
+                 "atccheck.atc.suggestion")),
     ("checks", ("atccheck.rules", "atccheck.passes", "atccheck.atc.lint", "atccheck.atc")),
     ("engine", ("atccheck.engine", "atccheck.gears", "atccheck.catalogue")),
     ("pipeline", ("atccheck.fixing",)),

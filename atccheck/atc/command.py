@@ -28,8 +28,10 @@ from atccheck.atc.facts import onnx_framework, precision_values
 from atccheck.atc.spec import Gears, check_dynamic_mode, check_gear_count, check_gears_against_shape, parse_gears
 from atccheck.errors import AtcCheckError, UsageError
 from atccheck.model.input_shape import (
+    FIXED_DIM_ADVICE,
     Problem,
     ShapeEntry,
+    check_fixed_dims,
     check_names_and_ranks,
     format_input_shape,
     model_inputs,
@@ -57,7 +59,8 @@ class AtcRuleError(UsageError):
 
     def __init__(self, problem: Problem) -> None:
         code = f" (ATC: {problem.atc_error})" if problem.atc_error else ""
-        super().__init__(f"{problem.option}: {problem.message}{code}")
+        advice = f"; {FIXED_DIM_ADVICE}" if problem.kind == "input-fixed-dim" else ""
+        super().__init__(f"{problem.option}: {problem.message}{advice}{code}")
         self.problem = problem
         self.atc_error = problem.atc_error
 
@@ -166,7 +169,7 @@ def _user_entries(model: "onnx.ModelProto", input_shapes: "str | Mapping[str, Se
                 raise AtcRuleError(Problem("--input_shape", f"input '{name}': dimension {bad[0]} must be positive "
                                            "(or -1)", "E10011", "input-shape-syntax"))
             entries.append(ShapeEntry(name, values))
-    problems = check_names_and_ranks(entries, model)
+    problems = check_names_and_ranks(entries, model) or check_fixed_dims(entries, model)
     if problems:
         raise AtcRuleError(problems[0])
     inputs = model_inputs(model)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,6 +21,9 @@ from atccheck.cli.options import (
     write_output,
 )
 from atccheck.target import DEFAULT_PRECISION_MODE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from atccheck.atc.command_files import FileBase
 
 
 @click.command("atc-cmd", epilog=SETTINGS_HELP + " atc-cmd reads soc (one chip), cann, precision-mode and "
@@ -41,12 +44,24 @@ from atccheck.target import DEFAULT_PRECISION_MODE
 @click.option("--lint", "lint_text", metavar='"atc ..."', help="Lint this atc command instead of writing one.")
 @click.option("--lint-file", "lint_file", type=click.Path(dir_okay=False, path_type=str), metavar="SCRIPT",
               help="Lint every atc command in a shell script, each against the model its --model names "
-                   "(relative to the script's folder; MODEL is then optional, used where that file is missing).")
+                   "(from the current directory, then the script's folder; MODEL is then optional, used where that file is missing).")
+@click.option("--aipp-format", "aipp_format", metavar="IMAGE",
+              help="Write an AIPP config (--insert_op_conf) for images of this format: RGB888_U8, BGR888_U8, "
+                   "YUV420SP_U8, YVU420SP_U8, XRGB8888_U8, YUV400_U8, ... (docs/atc.md lists them).")
+@click.option("--mean", "aipp_mean", metavar="M1,M2,M3", help="AIPP: per-channel mean, 0-255 pixel scale.")
+@click.option("--std", "aipp_std", metavar="S1,S2,S3", help="AIPP: per-channel std (var_reci_chn = 1/std).")
+@click.option("--aipp-color", "aipp_color", metavar="RGB|BGR|GRAY",
+              help="AIPP: the network's channel order (default RGB; GRAY for 1 channel).")
+@click.option("--aipp-standard", "aipp_standard", metavar="STD",
+              help="AIPP, YUV images: BT-601NARROW (default), BT-601WIDE, BT-709NARROW, BT-709WIDE or JPEG.")
+@click.option("--aipp-input", "aipp_input", metavar="NAME", help="AIPP: the model input it feeds (default: the 4-D one).")
+@click.option("--aipp-out", "aipp_out", metavar="FILE",
+              help="Where to write the AIPP config (default: MODEL without .onnx, plus _aipp.cfg).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @config_file_options
 @error_boundary
-def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_output, lint_text, lint_file, fmt,
-                    **params):
+def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_output, lint_text, lint_file,
+                    aipp_format, aipp_mean, aipp_std, aipp_color, aipp_standard, aipp_input, aipp_out, fmt, **params):
     """Print the atc command that converts MODEL for --soc, or lint an existing one.
 
     The command always has --framework=5, --model, --output (a base name), --soc_version in
@@ -54,12 +69,16 @@ def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_
     models too: it records the shape the .om is built for). Requests ATC would reject
     (gear rules, -1 on Ascend310/310B, bf16 on chips without it) exit 2 naming ATC's error code.
 
+    With --aipp-format (and --mean/--std), it also writes an AIPP config for the model's image
+    input, checked as the lint checks one, and adds --insert_op_conf to the command.
+
     With --lint/--lint-file, each defect of the command (unknown or glued flags, a space after
-    '=', wrong soc literals, input names not in MODEL, gear rules, NHWC for ONNX, ...) is listed
-    with the ATC error it would cause; exit 1 when one is an error. With --lint-file, each
-    command is checked against the model its --model names, read relative to the script's
-    folder; where that file is missing, against MODEL (when it has the same file name), else
-    without the checks against a model (a note says which lines).
+    '=', wrong soc literals, input names not in MODEL, gear rules, NHWC for ONNX, the AIPP file
+    and the other files and names it gives, ...) is listed with the ATC error it would cause;
+    exit 1 when one is an error. Relative paths are looked up from the current directory and,
+    for --lint-file, the script's folder. With --lint-file, each command is checked against
+    the model its --model names; where that file is missing, against MODEL (when it has the
+    same file name), else without the checks against a model (a note says which lines).
     """
     from atccheck.errors import UsageError
     from atccheck.model.loading import load_model
@@ -81,10 +100,14 @@ def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_
         text = lint_text if lint_text is not None else _read_script(lint_file)
         soc = one_chip(settings, "atc-cmd") if settings.socs else None
         given = (loaded.model, model) if loaded is not None and model is not None else None
-        models = ScriptModels(os.path.dirname(lint_file) or ".", given) if lint_file is not None else None
+        models = ScriptModels(_files_for(lint_file), given) if lint_file is not None else None
         _lint(given, text, lint_file or "<command>", soc, cann, fmt, precision_mode, models, settings)
         return
     assert loaded is not None and model is not None
+    aipp = dict(image=aipp_format, mean=aipp_mean, std=aipp_std, color=aipp_color, standard=aipp_standard,
+                input_name=aipp_input, out=aipp_out)
+    if aipp_format is None and any(v is not None for k, v in aipp.items() if k != "image"):
+        raise UsageError("--mean, --std and the --aipp-* options need --aipp-format")
     soc = one_chip(settings, "atc-cmd")
     from atccheck.atc.command import GEAR_KEYWORDS, build_command
 
@@ -96,8 +119,14 @@ def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_
     command = build_command(
         loaded.model, model, soc, input_shapes=settings.shapes_for(model), output=atc_output,
         precision_mode=precision_mode, cann=cann, **gears)
+    written_aipp = None
+    if aipp_format is not None:
+        command, written_aipp = _with_aipp(loaded.model, model, command, soc, cann, aipp)
     if fmt == "json":
-        write_output(json.dumps(command.to_dict(), indent=2, ensure_ascii=False) + "\n", None)
+        doc = command.to_dict()
+        if written_aipp is not None:
+            doc["aipp"] = {"path": written_aipp[0], "text": written_aipp[1]}
+        write_output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", None)
     else:
         write_output(command.line + "\n", None)
         for note in command.notes:
@@ -115,25 +144,62 @@ def _read_script(path: str) -> str:
     return read_small_file(path, "--lint-file", limit=SCRIPT_LIMIT).decode("utf-8", errors="replace")
 
 
-class ScriptModels:
-    """The model each command of a script converts: its --model read relative to the script's
-    folder where that file exists; else the MODEL argument when it has the same file name (or the
-    command names none it can be told by); else none, and why (the checks against a model are
-    skipped for that command)."""
+def _with_aipp(model, model_path, command, soc, cann, aipp):
+    """Write the AIPP config the options ask for and add --insert_op_conf to ``command``."""
+    from atccheck.atc.aipp import AippRequestError
+    from atccheck.atc.aipp_command import aipp_for_command, default_config_path
+    from atccheck.atc.suggestion import with_flag
+    from atccheck.errors import UsageError
+    from atccheck.fileio import atomic_write_text
+    from atccheck.target import resolve_profile, resolve_soc
 
-    def __init__(self, folder: str, given: "tuple[Any, str] | None") -> None:
-        self.folder = folder
+    try:
+        generated = aipp_for_command(model, command, resolve_soc(soc), resolve_profile(cann), aipp["image"],
+                                     mean=_floats(aipp["mean"], "--mean"), std=_floats(aipp["std"], "--std"),
+                                     color=aipp["color"], standard=aipp["standard"], input_name=aipp["input_name"])
+    except AippRequestError as exc:
+        raise UsageError(f"--aipp-format: {exc}") from None
+    path = aipp["out"] or default_config_path(model_path)
+    atomic_write_text(path, generated.text)
+    command = with_flag(command, "--insert_op_conf", path, note=f"wrote the AIPP config {path}")
+    for note in generated.notes:
+        command = with_flag(command, "--insert_op_conf", path, note=note)
+    return command, (path, generated.text)
+
+
+def _floats(text, option):
+    from atccheck.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        return [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"{option} takes numbers separated by ',': {text!r}") from None
+
+
+class ScriptModels:
+    """The model each command of a script converts: its --model looked up as the command's other
+    files are (the current directory, then the script's folder) where that file exists; else the
+    MODEL argument when it has the same file name (or the command names none it can be told by);
+    else none, and why (the checks against a model are skipped for that command)."""
+
+    def __init__(self, files: "FileBase", given: "tuple[Any, str] | None") -> None:
+        self.files = files
         self.given = given
         self.unread: dict[int, tuple[str, str]] = {}  # command line -> (model path, why it was not read)
         self._cache: dict[str, Any] = {}
 
     def path_of(self, cmd) -> str | None:
-        """--model as ATC gets it from this script, or None (absent, or a shell expansion)."""
+        """--model as ATC gets it from this script (the file found, else where it was last looked
+        for), or None (absent, or a shell expansion)."""
+        from atccheck.atc.command_files import resolve_command_path
+
         occurrence = cmd.last("--model")
         if occurrence is None or not occurrence.value or occurrence.has_expansion:
             return None
-        value = occurrence.value.strip('"')
-        return value if os.path.isabs(value) else os.path.normpath(os.path.join(self.folder, value))
+        found = resolve_command_path(occurrence.value.strip('"'), self.files)
+        return os.path.normpath(found.path or found.tried[-1])
 
     def __call__(self, cmd):
         from atccheck.errors import InputError
@@ -175,17 +241,17 @@ class ScriptModels:
 
 
 def _suggestion(model, model_path, result, soc, cann, precision_mode, settings=None):
-    """The command atccheck would write for the same chip, keeping every option of the user's
-    command the lint did not judge wrong (--output, shapes, gears, precision): an option whose
-    value has an error finding is left out (a spelling defect, such as a glued flag or an
-    unquoted ';', keeps the value the user meant), and where the rest still make no valid
-    command, the gears, then the shapes, then the precision mode are dropped in turn. The
-    settings' shapes and gears for the model stand in for those the command does not keep."""
+    """The command atccheck would write for the same chip, keeping every flag of the user's
+    command the lint did not judge wrong (atccheck.atc.suggestion says which): its own flags
+    (--output, shapes, gears, precision) from the user's values, and where those still make no
+    valid command, the gears, then the shapes, then the precision mode dropped in turn; the
+    user's other flags as given, each one left out with a note. The settings' shapes and gears
+    for the model stand in for those the command does not keep."""
     from atccheck.atc.command import build_command
-    from atccheck.atc.facts import gear_flags, valid_soc_names
+    from atccheck.atc.facts import gear_flags, known_flags, valid_soc_names
     from atccheck.atc.lint.rules import command_rule
+    from atccheck.atc.suggestion import judged_wrong, keep_user_flags, user_value
     from atccheck.errors import AtcCheckError
-    from atccheck.findings import Severity
 
     cmd = result.commands[0] if result.commands else None
     chip = soc
@@ -194,22 +260,15 @@ def _suggestion(model, model_path, result, soc, cann, precision_mode, settings=N
     if not chip:
         return None
     tries = []
+    wrong: set[str] = set()
     if cmd is not None:
-        wrong = {f.location.node for f in result.findings if f.severity is Severity.ERROR
-                 and f.data.get("line") == cmd.line and command_rule(f.name).stage == "values"}
-
-        def kept(*flags: str) -> str | None:
-            for flag in flags:
-                occurrence = cmd.last(flag)
-                if occurrence is not None and occurrence.value and flag not in wrong and not occurrence.has_expansion:
-                    return occurrence.value.strip('"')
-            return None
-
-        gears = {flag: kept(flag) for flag in gear_flags()}
+        # a defect only in how a flag is written (shell and parser stages) keeps the value the user meant
+        wrong = judged_wrong(result.findings, cmd.line, lambda f: command_rule(f.name).stage != "values")
+        gears = {flag: user_value(cmd, wrong, flag) for flag in gear_flags()}
         configured = settings.gears_for(model_path) if settings is not None and model_path else None
         if configured is not None and not any(gears.values()):
             gears[configured[0]] = configured[1]
-        shapes = kept("--input_shape")
+        shapes = user_value(cmd, wrong, "--input_shape")
         if shapes is None and settings is not None and model_path:
             shapes = settings.shapes_for(model_path)
         mine = dict(
@@ -217,8 +276,8 @@ def _suggestion(model, model_path, result, soc, cann, precision_mode, settings=N
             dynamic_batch=gears.get("--dynamic_batch_size"),
             dynamic_image_size=gears.get("--dynamic_image_size"),
             dynamic_dims=gears.get("--dynamic_dims"),
-            output=kept("--output"),
-            precision_mode=precision_mode or kept("--precision_mode_v2", "--precision_mode"),
+            output=user_value(cmd, wrong, "--output"),
+            precision_mode=precision_mode or user_value(cmd, wrong, "--precision_mode_v2", "--precision_mode"),
         )
         tries.append(mine)
         for dropped in (("dynamic_batch", "dynamic_image_size", "dynamic_dims"), ("input_shapes",), ("precision_mode",)):
@@ -227,17 +286,29 @@ def _suggestion(model, model_path, result, soc, cann, precision_mode, settings=N
     tries.append(dict(precision_mode=precision_mode))
     for kwargs in tries:
         try:
-            return build_command(model, model_path, chip, cann=cann, **kwargs)
+            written = build_command(model, model_path, chip, cann=cann, **kwargs)
         except AtcCheckError:
             continue
+        if cmd is None:
+            return written
+        takes = {name: info.takes_value for name, info in known_flags().items()}
+        return keep_user_flags(written, cmd, result.findings, takes, wrong)
     return None
+
+
+def _files_for(script: "str | None") -> "FileBase":
+    """Where a command's relative paths are looked up: the current directory, and a script's folder."""
+    from atccheck.atc.command_files import FileBase
+
+    return FileBase(os.getcwd(), os.path.dirname(os.path.abspath(script)) if script is not None else None)
 
 
 def _lint(given, text, where, soc, cann, fmt, precision_mode, models=None, settings=None):
     from atccheck.atc.lint import lint_command
 
     model, model_path = given if given is not None else (None, None)
-    result = lint_command(text, model, model_path=model_path, soc=soc, cann=cann, model_for=models)
+    files = _files_for(where if where != "<command>" else None)
+    result = lint_command(text, model, model_path=model_path, soc=soc, cann=cann, files=files, model_for=models)
     if models is not None and result.commands:
         model, model_path = models(result.commands[0])  # the suggestion is for the first command's model
     suggested = (_suggestion(model, model_path, result, soc, cann, precision_mode, settings)
@@ -286,4 +357,5 @@ def _lint_text(result, where, suggested, color) -> str:
         lines.append("")
         lines.append("atccheck would write:")
         lines.append(suggested.line)
+        lines.extend(f"# note: {note}" for note in suggested.notes)
     return "\n".join(lines) + "\n"

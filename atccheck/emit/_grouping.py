@@ -51,3 +51,14 @@ def explained_per_node(findings: Iterable[Finding]) -> dict[str, int]:
         if f.location.node is not None and f.code in model_level:
             counts[f.code] = counts.get(f.code, 0) + 1
     return counts
+
+
+def per_node_summary(findings: Iterable[Finding]) -> str:
+    """One line for many per-node findings that a model-level finding already explains."""
+    by_op: dict[str, int] = {}
+    count = 0
+    for f in findings:
+        count += 1
+        by_op[f.location.op_type or "?"] = by_op.get(f.location.op_type or "?", 0) + 1
+    ops = ", ".join(f"{op} x{n}" for op, n in sorted(by_op.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"  per node: {count} node{'' if count == 1 else 's'} ({ops}); -v lists them"

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from atccheck.emit._grouping import first_nodes
+from atccheck.emit._grouping import explained_per_node, first_nodes, message_groups, one_line, per_node_summary
+from atccheck.emit._numbers import pass_numbers, verification_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.fixing.outcome import FixOutcome
@@ -14,6 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STATUS_COLOURS = {"applied": "green", "reverted": "red", "skipped": "yellow", "unchanged": None}
 SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
+SHOWN_WHYS = 3  # distinct reasons shown under one remaining finding (each node's is in the JSON report)
 
 
 def _style(text: str, color: bool, **kwargs: Any) -> str:
@@ -25,16 +27,12 @@ def _counts(report: "Report") -> str:
     return f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info ({report.node_count} nodes)"
 
 
-def _err(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
-
-
 def render(outcome: "FixOutcome", color: bool = False) -> str:
     """The human report of one fix run."""
     from atccheck.fixing.outcome import TESTED, PassStatus
 
     lines: list[str] = []
-    head = f"{outcome.source} -> {outcome.output or '(not written)'}: {outcome.target.describe()}"
+    head = f"{outcome.source} -> {outcome.output if outcome.written else '(not written)'}: {outcome.target.describe()}"
     lines.append(_style(head, color, bold=True))
     lines.append(f"before: {_counts(outcome.before)}")
     lines.append(f"after:  {_counts(outcome.after)}")
@@ -50,12 +48,12 @@ def render(outcome: "FixOutcome", color: bool = False) -> str:
             if p.status is PassStatus.APPLIED:
                 detail.append(f"{p.nodes_before} -> {p.nodes_after} nodes")
                 if p.verification == TESTED:
-                    detail.append(f"tested, max abs err {_err(p.max_abs_error)}, rel {_err(p.max_rel_error)}")
+                    detail.append(f"tested, {pass_numbers(p)}")
                 elif p.verification:
                     detail.append(p.verification)
             elif p.status is PassStatus.REVERTED:
-                if p.max_abs_error is not None and p.tolerance is not None and p.tolerance != float("inf"):
-                    detail.append(f"max abs err {_err(p.max_abs_error)} (tolerance {p.tolerance:g} + {p.rtol:g}*|x|)")
+                if p.max_abs_error is not None:
+                    detail.append(pass_numbers(p))
                 detail.append(p.reason or "")
             elif p.reason:
                 detail.append(p.reason)
@@ -74,19 +72,31 @@ def render(outcome: "FixOutcome", color: bool = False) -> str:
     lines.append("")
     if outcome.remaining:
         lines.append(_style(f"remaining findings ({len(outcome.remaining)}):", color, bold=True))
-        # identical findings on many nodes are one entry, as in check's text report
-        groups: dict[tuple[str, str, str], list] = {}
-        for item in outcome.remaining:
-            f = item.finding
-            groups.setdefault((f.name, f.message, item.why), []).append(item)
-        for items in groups.values():
-            f, why = items[0].finding, items[0].why
+        # grouped as check's reports group them: one entry per distinct message, the per-node findings a
+        # model-level finding of the same rule explains folded into one line
+        why_of = {id(item.finding): item.why for item in outcome.remaining}
+        findings = [item.finding for item in outcome.remaining]
+        explained = explained_per_node(findings)
+        folded = [f for f in findings if f.location.node is not None and f.code in explained]
+        for group in message_groups(f for f in findings if not (f.location.node is not None and f.code in explained)):
+            f = group[0]
             sev = _style(f"{f.severity.value:<7}", color, fg=SEVERITY_COLOURS[f.severity.value])
-            lines.append(f"  {sev} {f.code} {f.name}: {f.message}")
-            nodes_text = first_nodes(i.finding for i in items)
+            lines.append(f"  {sev} {f.code} {f.name}: {one_line(f.message)}")
+            nodes_text = first_nodes(group)
             if nodes_text:
                 lines.append(f"          nodes: {nodes_text}")
-            lines.append(f"          why: {why}")
+            if f.location.node is None and f.code in explained:
+                lines.append("          " + per_node_summary(g for g in folded if g.code == f.code).strip()
+                             .replace("-v lists them", "the JSON report lists them"))
+            whys: dict[str, int] = {}
+            for g in group:
+                whys[why_of[id(g)]] = whys.get(why_of[id(g)], 0) + 1
+            for k, (why, count) in enumerate(whys.items()):
+                if k == SHOWN_WHYS:
+                    lines.append(f"          ... {len(whys) - SHOWN_WHYS} more reason(s), per node in the JSON report")
+                    break
+                lines.append(f"          why{f' ({count} nodes)' if len(whys) > 1 and count > 1 else ''}: "
+                             f"{one_line(why)}")
     else:
         lines.append(_style("remaining findings: none", color, bold=True))
 
@@ -94,7 +104,7 @@ def render(outcome: "FixOutcome", color: bool = False) -> str:
     lines.append("")
     text = f"verification: {v.status}"
     if v.status == "verified" and v.max_abs_error is not None:
-        text += f" (max abs error against the original {_err(v.max_abs_error)}, rel {_err(v.max_rel_error)})"
+        text += f" ({verification_numbers(v)})"
     if v.reason:
         text += f": {v.reason}"
     lines.append(_style(text, color, fg="green" if v.verified else "yellow"))

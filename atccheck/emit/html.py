@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from atccheck.domains import is_standard
 from atccheck.emit._grouping import message_groups
+from atccheck.emit._numbers import pass_numbers, verification_numbers
 from atccheck.emit.graph_svg import ARROW_DEFS, HOPS, GraphView, graph_views, picture_for, picture_for_input, render_svg
 from atccheck.findings import ROOT_GRAPH, Finding, Severity
 from atccheck.report import Report
@@ -317,6 +318,9 @@ def _overview(report: Report, facts: ModelFacts) -> str:
     notes = []
     if s.unknown_values:
         notes.append(f"{_plural(s.unknown_values, 'value')} with an unknown or symbolic shape after shape inference")
+    if s.static_by_infer_facts:
+        notes.append(f"{_plural(s.static_by_infer_facts, 'value')} static only by CANN {s.profile}'s infer-shape "
+                     f"functions, where ONNX leaves them data-dependent: {', '.join(s.first_static_by_infer_facts)}")
     if s.inference_error:
         notes.append(f"shape inference stopped early: {s.inference_error}")
     if notes:
@@ -548,10 +552,6 @@ def site_files(
 # --------------------------------------------------------------------------- fix
 
 
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
-
-
 def _changed_nodes(before: GraphView, after: GraphView, labels: Sequence[str]) -> list[str]:
     """Nodes of the rewritten graph that stand where these nodes of the original stood.
 
@@ -642,7 +642,7 @@ def render_fix(outcome: "FixOutcome", *, hops: int = HOPS, steps: FixSteps | Non
     v = outcome.verification
     body = [f"<header><h1>atccheck fix: <code>{esc(outcome.source)}</code></h1>",
             f'<p class="sub">{esc(outcome.target.describe())}; written to '
-            f'<code>{esc(outcome.output) if outcome.output else "(not written)"}</code></p>',
+            f'<code>{esc(outcome.output) if outcome.written else "(not written)"}</code></p>',
             "<table><tr><th></th><th>errors</th><th>warnings</th><th>info</th><th>nodes</th></tr>",
             f"<tr><th>before</th><td class='n'>{b['error']}</td><td class='n'>{b['warning']}</td>"
             f"<td class='n'>{b['info']}</td><td class='n'>{outcome.before.node_count}</td></tr>",
@@ -652,7 +652,7 @@ def render_fix(outcome: "FixOutcome", *, hops: int = HOPS, steps: FixSteps | Non
     body.append(f'<p class="verdict {"fails" if outcome.fails() else "passes"}">{verdict}</p>')
     text = f"verification: {v.status}"
     if v.max_abs_error is not None:
-        text += f" (max abs error against the original {_num(v.max_abs_error)}, rel {_num(v.max_rel_error)})"
+        text += f" ({verification_numbers(v)})"
     if v.reason:
         text += f": {v.reason}"
     body.append(f"<p>{esc(text)}</p>")
@@ -669,9 +669,7 @@ def render_fix(outcome: "FixOutcome", *, hops: int = HOPS, steps: FixSteps | Non
     for p in shown:
         numbers = ""
         if p.verification == TESTED or p.max_abs_error is not None:
-            numbers = f"max abs {_num(p.max_abs_error)}, rel {_num(p.max_rel_error)}"
-            if p.tolerance is not None:
-                numbers += f" (tolerance {p.tolerance:g} + {p.rtol or 0:g}*|x|)"
+            numbers = pass_numbers(p)
         nodes = f"{p.nodes_before} &rarr; {p.nodes_after}" if p.nodes_after is not None else ""
         delta = ", ".join(f"-{n} {k}" for k, n in sorted(p.removed.items()))
         delta += (", " if delta and p.added else "") + ", ".join(f"+{n} {k}" for k, n in sorted(p.added.items()))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from atccheck.emit._grouping import SHOWN_NODES, explained_per_node, first_nodes, one_line
+from atccheck.emit._grouping import SHOWN_NODES, explained_per_node, first_nodes, one_line, per_node_summary
 from atccheck.findings import Finding, Severity
 from atccheck.report import Report
 
@@ -54,7 +54,7 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
         for group in _group(summaries):
             lines.extend(_render_group(group, color=color, verbose=verbose))
         if summaries and len(node_groups) > COLLAPSE_AFTER and not verbose:
-            lines.append(_collapsed(per_node))
+            lines.append(per_node_summary(per_node))
         else:
             for group in node_groups:
                 lines.extend(_render_group(group, color=color, verbose=verbose))
@@ -76,15 +76,6 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
     )
     lines.append(_style(summary, color, bold=True))
     return "\n".join(lines) + "\n"
-
-
-def _collapsed(findings: list[Finding]) -> str:
-    """One line for many per-node findings that a model-level finding already explains."""
-    by_op: dict[str, int] = {}
-    for f in findings:
-        by_op[f.location.op_type or "?"] = by_op.get(f.location.op_type or "?", 0) + 1
-    ops = ", ".join(f"{op} x{n}" for op, n in sorted(by_op.items(), key=lambda kv: (-kv[1], kv[0])))
-    return f"  per node: {_plural(len(findings), 'node')} ({ops}); -v lists them"
 
 
 def _group(findings: list[Finding]) -> list[list[Finding]]:
@@ -133,6 +124,11 @@ def _shape_lines(report: Report) -> list[str]:
         lines.append(f"symbolic input dims: {dims}")
     if shapes.unknown_values:
         lines.append(f"values with unknown or symbolic shape after inference: {shapes.unknown_values}")
+    if shapes.static_by_infer_facts:
+        named = ", ".join(shapes.first_static_by_infer_facts)
+        more = ", ..." if shapes.static_by_infer_facts > len(shapes.first_static_by_infer_facts) else ""
+        lines.append(f"static only by CANN {shapes.profile}'s infer-shape functions (ONNX leaves them data-dependent):"
+                     f" {shapes.static_by_infer_facts} ({named}{more})")
     if shapes.inference_error:
         lines.append(f"shape inference stopped early: {shapes.inference_error}")
     return lines

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
     from atccheck.atc.command import AtcCommand
+    from atccheck.numerics import Comparison
 
 SCHEMA_VERSION = 1
 
@@ -63,6 +64,8 @@ class PassOutcome:
     removed: dict[str, int] = field(default_factory=dict)  # findings gone, by rule
     added: dict[str, int] = field(default_factory=dict)  # findings new, by rule
     seconds: float | None = None
+    # how onnxruntime's outputs were judged: the method, the figure the verdict rests on and its bound
+    comparison: "Comparison | None" = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,6 +86,7 @@ class PassOutcome:
             "findings_removed": dict(sorted(self.removed.items())),
             "findings_added": dict(sorted(self.added.items())),
             "seconds": round(self.seconds, 4) if self.seconds is not None else None,
+            "judged_by": self.comparison.basis() if self.comparison is not None else None,
         }
 
 
@@ -98,6 +102,11 @@ class Verification:
     original_checker: str | None = None  # onnx.checker's complaint about the input model, if any
     needs: str | None = None  # one line: the --inputs sample a comparison needs (the original fails on these)
     dropped: str | None = None  # input sets the original fails on, left out of the comparison, with the error
+    # the final model's cosine similarity with the original per float output, when a step was judged by
+    # cosine, and the threshold that step had to reach
+    cosines: dict[str, float] | None = None
+    cosine_threshold: float | None = None
+    timeout_s: float | None = None  # the time limit the original's reference run hit, when it did
 
     @property
     def verified(self) -> bool:
@@ -113,6 +122,9 @@ class Verification:
             "original_checker_error": self.original_checker,
             "needs_inputs": self.needs,
             "inputs_dropped": self.dropped,
+            "cosine": {k: round(v, 6) for k, v in self.cosines.items()} if self.cosines is not None else None,
+            "cosine_threshold": self.cosine_threshold,
+            "reference_timeout_s": self.timeout_s,
         }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,18 +57,19 @@ def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None",
     return out
 
 
-def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None, durable: bool) -> str | None:
+def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes | None, durable: bool,
+                weights: Path | None = None) -> str | None:
     """Write the model atomically; with external data, the data file first. Returns the data file name.
 
     ``durable`` (replacing the user's own file) also flushes every file to disk before its rename.
+    Tensors the model keeps in external data files (their locations relative to ``weights``, the
+    input's folder) are copied from those files into the output's data file, a window at a time.
     """
     from atccheck.fileio import atomic_write_bytes
 
     if not external:
         atomic_write_bytes(out, data if data is not None else model.SerializeToString(), durable=durable)
         return None
-    import onnx
-
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -78,14 +79,10 @@ def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes
     try:
         # Both files are written and proved in a private folder first, so a result that fails
         # its proof never appears at the output path.
-        onnx.external_data_helper.convert_model_to_external_data(
-            model, all_tensors_to_one_file=True, location=location, size_threshold=EXTERNAL_DATA_THRESHOLD,
-            convert_attribute=False)
-        onnx.external_data_helper.write_external_data_tensors(model, str(tmp))
+        staged_data = tmp / location
+        wrote_data = _write_data(model, staged_data, location, weights)  # False: no tensor above the threshold
         staged_model = tmp / out.name
         staged_model.write_bytes(model.SerializeToString())
-        staged_data = tmp / location
-        wrote_data = staged_data.exists()  # no tensor above the threshold: nothing goes out
         _prove_written(staged_model, staged_data, location, out)
         if durable:
             for path in (staged_data, staged_model):
@@ -102,6 +99,67 @@ def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes
             leftover.unlink()
         tmp.rmdir()
     return location if wrote_data else None
+
+
+COPY_WINDOW = 16 * 2**20
+
+
+def _write_data(model: "onnx.ModelProto", path: Path, location: str, weights: Path | None) -> bool:
+    """Move the model's tensor payloads into one data file ``path`` (named ``location`` in the model).
+
+    Initializers (of subgraphs too) of :data:`EXTERNAL_DATA_THRESHOLD` bytes or more go out,
+    as ``onnx.save_model`` would put them; a tensor already in an external file is copied from
+    it (under ``weights``) without being read whole. Returns whether the file was written.
+    """
+    from atccheck.model import onnxpb
+    from atccheck.model.loading import iter_graph_tensors, tensor_nbytes
+    from atccheck.model.weights import external_record, is_external
+
+    def initializers(graph: "onnx.GraphProto") -> "Iterator[onnx.TensorProto]":
+        yield from graph.initializer
+        for node in graph.node:
+            for attr in node.attribute:
+                if attr.type == onnxpb.AttributeProto.GRAPH:
+                    yield from initializers(attr.g)
+                elif attr.type == onnxpb.AttributeProto.GRAPHS:
+                    for sub in attr.graphs:
+                        yield from initializers(sub)
+
+    inline = {id(t): t for t in initializers(model.graph)
+              if not is_external(t) and t.HasField("raw_data") and tensor_nbytes(t) >= EXTERNAL_DATA_THRESHOLD}
+    moving = [t for t in iter_graph_tensors(model.graph) if is_external(t) or id(t) in inline]
+    if not moving:
+        return False
+    offset = 0
+    with open(path, "wb") as sink:
+        for tensor in moving:
+            if is_external(tensor):
+                if weights is None:
+                    raise OSError(f"tensor '{tensor.name}' names external data, and the model's folder is unknown")
+                source, start, length = external_record(tensor)
+                size = length if length is not None else tensor_nbytes(tensor)
+                with open(weights / source, "rb") as handle:
+                    handle.seek(start)
+                    left = size
+                    while left:
+                        chunk = handle.read(min(left, COPY_WINDOW))
+                        if not chunk:
+                            raise OSError(f"external data file '{source}' is too short for tensor '{tensor.name}'")
+                        sink.write(chunk)
+                        left -= len(chunk)
+            else:
+                payload = tensor.raw_data
+                size = len(payload)
+                sink.write(payload)
+                del payload
+                tensor.ClearField("raw_data")
+            del tensor.external_data[:]
+            for key, value in (("location", location), ("offset", str(offset)), ("length", str(size))):
+                entry = tensor.external_data.add()
+                entry.key, entry.value = key, value
+            tensor.data_location = onnxpb.TensorProto.EXTERNAL
+            offset += size
+    return True
 
 
 def _prove_written(model_path: Path, data_path: Path, location: str, out: Path) -> None:
@@ -148,6 +206,8 @@ class Staging:
         if self.path is None or self.limit is None:
             return
         data = state.serialized.result() if state.job is not None else None
+        if data is None:
+            data = state.data  # the pass's own, when no verification took it (--no-verify)
         if data is None:
             if approx_size(state.model) >= self.limit:
                 return

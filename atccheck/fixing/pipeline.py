@@ -2,9 +2,13 @@
 
 The pipeline:
 
-1. Load the model with its weights (external data included: fix needs them), check it
-   (the *before* report) and decide the static input shapes (``make-inputs-static``'s plan),
-   which also fixes the shapes of the verification inputs.
+1. Load the model, say at once when this machine lacks the memory it needs
+   (``atccheck/fixing/memory.py``), check it (the *before* report) and decide the static input
+   shapes (``make-inputs-static``'s plan), which also fixes the shapes of the verification
+   inputs. Then the weights: those inside the file are read with it; those in external data
+   files stay there (their files are checked, not read). A pass reads the tensors it rewrites
+   (``atccheck.model.weights.tensor_array``), onnxruntime reads the rest from their files, and
+   the output's data file is copied from them.
 2. Run the passes in ``atccheck.passes.base.ORDER``, each only when a finding of the current
    model calls for it (unsafe passes only with ``unsafe_fixes``). A pass works on a copy.
    Its result must be a valid graph in node order
@@ -57,6 +61,7 @@ from atccheck.fixing.runtime import runtime_load_error
 from atccheck.fixing.state import State
 from atccheck.fixing.verifier import LoadCheck, Verifier, record_verdict, summarize
 from atccheck.model.loading import LoadedModel, graph_problem, load_model
+from atccheck.model.weights import weights_from
 from atccheck.passes.base import ORDER, FixPass, Note, PassContext
 from atccheck.report import Report
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target
@@ -109,6 +114,20 @@ def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.Mod
         return model
     model = loaded.model  # ours alone (parsed from the file): no copy of the weights needed
     if loaded.external:
+        check_external_files(loaded)
+        try:
+            onnx.external_data_helper.load_external_data_for_model(model, str(loaded.base_dir or Path(".")))
+        except Exception as exc:
+            from atccheck.errors import one_line
+
+            raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
+    return model
+
+
+def check_external_files(loaded: LoadedModel) -> None:
+    """Every external data file the model names is there and long enough (an InputError if not)."""
+    display = loaded.display_name
+    if loaded.external:
         base = loaded.base_dir or Path(".")
         sizes: dict[str, int] = {}
         for ext in loaded.external:
@@ -123,13 +142,15 @@ def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.Mod
                 raise InputError(display, f"external data file '{ext.location}' is {sizes[ext.location]} bytes, too "
                                           f"short for tensor '{ext.name}' (needs {ext.end}); it is truncated or not this "
                                           "model's")
-        try:
-            onnx.external_data_helper.load_external_data_for_model(model, str(base))
-        except Exception as exc:
-            from atccheck.errors import one_line
 
-            raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
-    return model
+
+def working_model(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.ModelProto") -> "onnx.ModelProto":
+    """The model the passes start from. Weights in external data files stay there (their files are
+    checked, not read): a pass reads the tensors it rewrites, onnxruntime reads the rest itself."""
+    if loaded.external and loaded.path is not None:
+        check_external_files(loaded)
+        return loaded.model
+    return read_weights(loaded, source)
 
 
 # --------------------------------------------------------------------------- the pipeline
@@ -160,6 +181,7 @@ class _Pipeline:
         # only on a model it has not seen
         self.last_run: dict[str, int] = {}
         self.serial = 0
+        self.weights = verifier.weights  # the folder external-data locations are relative to
 
     def check(self, model: "onnx.ModelProto") -> Report:
         from atccheck.engine import check_prepared, prepare
@@ -238,7 +260,8 @@ class _Pipeline:
                           context=state.report.context)
         started = time.perf_counter()
         try:
-            result = instance.run(candidate, ctx)
+            with weights_from(self.weights):
+                result = instance.run(candidate, ctx)
         except AtcCheckError:
             raise  # a usage error (e.g. a bad --input-shape) is the user's, not the pass's
         except Exception as exc:
@@ -264,7 +287,7 @@ class _Pipeline:
         record.status = PassStatus.APPLIED
         record.nodes_after = report.node_count
         record.removed, record.added = finding_delta(state.report, report)
-        new = self.new_state(result.model, report, parent=state, step=record, pass_cls=cls)
+        new = self.new_state(result.model, report, parent=state, step=record, pass_cls=cls, data=result.data)
         if self.on_step is not None:
             self.on_step(record, state.report, report)
         new.job = self.verifier.submit(new)
@@ -324,6 +347,7 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
         return f"no graph rewrite removes it; {finding.hint}"
     reasons = []
     ran_out = []  # passes that ran and left it: running fix again will not help
+    rolled_back: list[str] = []  # passes rolled back on this model: neither will running them again
     for name in names:
         cls = by_name.get(name)
         runs = [r for r in records if r.name == name]
@@ -331,6 +355,7 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
             reasons.append(f"the pass it needs, {name}, is not part of this version of atccheck")
         elif runs and runs[-1].status is PassStatus.REVERTED:
             reasons.append(f"{name} was rolled back: {runs[-1].reason}")
+            rolled_back.append(name)
         elif not cls.safe and not unsafe:
             reasons.append(f"{name} is unsafe (it changes numerics or relies on an assumption): run with --unsafe-fixes")
         elif runs:
@@ -339,6 +364,8 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
             ran_out.append(name)
         else:
             reasons.append(f"{name} did not run")
+    if rolled_back and len(ran_out) + len(rolled_back) == len(names) and finding.fix.pass_name in rolled_back:
+        return "; ".join(reasons) + f"; next step: {BY_HAND_ROLLED_BACK.format(name=finding.fix.pass_name)}"
     if ran_out and len(ran_out) == len(names) and finding.fix.pass_name in ran_out:
         # the finding's hint says to run that pass, which already ran: say what is left to do instead
         steps = [BY_HAND.get(name, BY_HAND_DEFAULT) for name in ran_out]
@@ -351,6 +378,8 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
 # own hint would only say to run the pass again). None: the finding's hint still applies.
 BY_HAND_DEFAULT = ("manual: rewrite the node by hand or re-export the model without it (the pass's notes say "
                    "what it left)")
+BY_HAND_ROLLED_BACK = ("manual: {name} did not hold on this model (rolled back, so running fix again will not "
+                       "help); rewrite the node by hand or re-export the model without it")
 BY_HAND: dict[str, str | None] = {
     "make-inputs-static": None,  # its hint names the --input-shape to give
     "simplify": ("manual: onnxsim already folded what it could and left this value computed at run time; make it "
@@ -499,6 +528,7 @@ def prepare(
     from atccheck.engine import as_input_shapes
     from atccheck.fixing.inputs import Inputs, load_samples, make_inputs
     from atccheck.fixing.runtime import RunError
+    from atccheck.model.input_shape import validate_input_shapes
     from atccheck.passes.make_inputs_static import plan_static_shapes
     from atccheck.target import resolve_target
 
@@ -509,6 +539,13 @@ def prepare(
     out = resolve_output(source_path, output, in_place) if write else None
 
     loaded = load_model(model)
+    validate_input_shapes(loaded.model, user_shapes)  # refused as check refuses them
+    if (options or {}).get("memory_check", True):
+        from atccheck.fixing.memory import shortfall
+
+        short = shortfall(loaded)  # before the run, rather than killed in the middle of it
+        if short is not None:
+            raise InputError(loaded.display_name, short)
     plan = plan_static_shapes(loaded.model, user_shapes)  # the graph is enough
     samples, label = None, "sample"
     if inputs is not None:
@@ -516,6 +553,7 @@ def prepare(
             samples, label = load_samples(inputs), f"--inputs {os.fspath(inputs)}"
         else:
             samples = dict(inputs)
+    weights = loaded.base_dir if loaded.external else None
     try:
         feed: Inputs | None = make_inputs(loaded.model, plan.dims, samples, label)
         unavailable = None
@@ -523,9 +561,9 @@ def prepare(
         feed, unavailable = None, str(exc)
     return FixRun(
         source=model, target=target, user_shapes=user_shapes, loaded=loaded, plan=plan, out=out,
-        verifier=Verifier(feed, verify, unavailable),
+        verifier=Verifier(feed, verify, unavailable, weights=weights),
         staged=Staging(out, None if loaded.external else inline_limit(options), durable=in_place),
-        load_check=LoadCheck(), verify=verify, in_place=in_place, options=dict(options or {}), started=started,
+        load_check=LoadCheck(weights), verify=verify, in_place=in_place, options=dict(options or {}), started=started,
     )
 
 
@@ -540,14 +578,14 @@ def run(
     from atccheck.engine import check_prepared, prepare as prepare_check
 
     verifier, loaded = prepared.verifier, prepared.loaded
-    # onnxruntime reads a self-contained file itself: start the reference run at once, beside the
-    # check; otherwise it needs the weights read in first
-    early = loaded.path is not None and not loaded.external
+    # onnxruntime reads a model file (and its external data) itself: start the reference run at
+    # once, beside the check; a ModelProto needs its weights read in first
+    early = loaded.path is not None
     try:
         if early:
             verifier.start_reference(loaded.model, loaded.path)
         before = check_prepared(prepare_check(loaded), prepared.target)  # as stored: weights not read yet
-        working = read_weights(loaded, prepared.source)
+        working = working_model(loaded, prepared.source)
         if not early:
             verifier.start_reference(working, loaded.path)
         pipeline = _Pipeline(passes, prepared.target, prepared.user_shapes, unsafe, prepared.options, verifier,
@@ -595,21 +633,31 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool) -> FixOutcome:
     external = None
     final_model = final.model
     final_verdict = settled.final_verdict
-    if out is not None and not prepared.staged.commit(final):  # nothing staged for this model: write it now
+    shown_verdict = final_verdict if final is not start else None
+    # the written model must load in onnxruntime with graph optimizations on, as a user loads it,
+    # before it is called fixed; the verification runs had them off, which skips some type inference.
+    # The input itself is replaced only by a model that loads.
+    runtime_error = prepared.load_check.result(final, shown_verdict, None) if prepared.in_place else None
+    if runtime_error is not None:
+        prepared.staged.discard()
+    elif out is not None and not prepared.staged.commit(final):  # nothing staged for this model: write it now
         needs_external = bool(loaded.external) or approx_size(final_model) >= inline_limit(prepared.options)
         data = final_verdict.data if final_verdict is not None and final is not start else None
-        external = write_model(final_model, out, needs_external, data, durable=prepared.in_place)
-
-    # the written model must load in onnxruntime with graph optimizations on, as a user loads it,
-    # before it is called fixed; the verification runs had them off, which skips some type inference
-    runtime_error = prepared.load_check.result(final, final_verdict if final is not start else None,
-                                               out if out is not None and out.exists() else None)
+        external = write_model(final_model, out, needs_external, data, durable=prepared.in_place,
+                               weights=prepared.verifier.weights)
+    if not prepared.in_place:
+        runtime_error = prepared.load_check.result(final, shown_verdict,
+                                                   out if out is not None and out.exists() else None)
+    written = out is not None and runtime_error is None
+    if out is not None and runtime_error is not None and not prepared.in_place:  # nothing unfixed is left behind
+        _remove_written(out, external)
+        external = None
     if runtime_error is not None and final is not start \
             and runtime_load_error(start.model, loaded.path, as_users_load_it=True) is None:
         runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
                           "of If/Loop that cannot take the --input-shape sizes, say)")
 
-    command, command_error = _atc_command(final_model, out, target)
+    command, command_error = _atc_command(final_model, out if written else None, target)
     return FixOutcome(
         source=before.model,
         target=target,
@@ -620,7 +668,7 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool) -> FixOutcome:
         verification=verification,
         model=final_model,
         output=out,
-        written=out is not None,
+        written=written,
         external_data=external,
         warnings=prepared.plan.warnings(),
         input_shapes=_input_dims(final_model),
@@ -629,6 +677,16 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool) -> FixOutcome:
         seconds=time.perf_counter() - prepared.started,
         runtime_error=runtime_error,
     )
+
+
+def _remove_written(out: Path, external: str | None) -> None:
+    """Remove a written model that is not fixed (onnxruntime cannot load it), with its data file."""
+    for path in (out, out.parent / external if external else None):
+        if path is not None:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
 
 
 def _input_dims(model: "onnx.ModelProto") -> dict[str, list[int | str | None]]:

@@ -34,7 +34,11 @@ class LoadError(RunError):
 
 
 class RunTimeout(RunError):
-    """onnxruntime was stopped: the run took longer than RUN_TIMEOUT_S (or was cancelled)."""
+    """onnxruntime was stopped: the run took longer than RUN_TIMEOUT_S (``limit``), or was cancelled (None)."""
+
+    def __init__(self, message: str, limit: float | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 def check_graph(model: "onnx.ModelProto") -> str | None:
@@ -57,21 +61,36 @@ def check_graph(model: "onnx.ModelProto") -> str | None:
 class ModelSource:
     """A model as onnxruntime takes it: serialized bytes, or a file when too large for bytes.
 
-    ``bytes`` is kept so the caller can write the same serialization to the output file.
+    ``bytes`` is kept so the caller can write the same serialization to the output file;
+    ``data``, the model's serialization when the caller has it already, is taken as it is.
+    A model whose weights stay in external data files (``weights``: the folder their
+    locations are relative to, the input model's) goes as bytes of its graph, and onnxruntime
+    reads the weights from that folder itself: nothing is copied.
     """
 
-    def __init__(self, model: "onnx.ModelProto | None" = None, path: "str | os.PathLike[str] | None" = None) -> None:
+    def __init__(self, model: "onnx.ModelProto | None" = None, path: "str | os.PathLike[str] | None" = None,
+                 weights: "str | os.PathLike[str] | None" = None, data: bytes | None = None) -> None:
         self.path: str | None = os.fspath(path) if path is not None else None
         self.data: bytes | None = None
+        self.weights: str | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
         if model is not None and self.path is None:
-            if approx_size(model) < INLINE_LIMIT:
-                self.data = model.SerializeToString()
+            from atccheck.model.weights import has_external, inline_size
+
+            external = weights is not None and has_external(model)
+            if external:
+                self.weights = os.fspath(weights)  # type: ignore[arg-type]
+            if (inline_size(model) if external else approx_size(model)) < INLINE_LIMIT:
+                self.data = data if data is not None else model.SerializeToString()
             else:
                 self._tmp = tempfile.TemporaryDirectory(prefix="atccheck-verify-")
                 target = Path(self._tmp.name) / "model.onnx"
+                if external:
+                    assert weights is not None
+                    _link_external(model, Path(weights), Path(self._tmp.name))
                 save_with_external_data(model, target)
                 self.path = str(target)
+                self.weights = None
 
     def release(self) -> None:
         self.data = None
@@ -87,7 +106,7 @@ class ModelSource:
         return self.path
 
 
-def session_options() -> Any:
+def session_options(source: "ModelSource | None" = None, threads: int | None = None) -> Any:
     import onnxruntime as ort
 
     # the process-wide logger too: some messages (graph loading, provider set-up) are written before
@@ -100,11 +119,42 @@ def session_options() -> Any:
     # Threads that sleep when idle: verification runs beside the passes on its own thread, and
     # spinning workers would only take CPU from them. Two threads rather than one: most of the
     # time the pipeline is waiting for this very run (measured in bench/bench_fix.py).
-    options.intra_op_num_threads = min(2, os.cpu_count() or 1)
+    options.intra_op_num_threads = threads if threads is not None else min(2, os.cpu_count() or 1)
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # a session runs once or twice: packing the weights for faster kernels costs more than it saves
     options.add_session_config_entry("session.disable_prepacking", "1")
+    _weights_folder(options, source)
     return options
+
+
+def _weights_folder(options: Any, source: "ModelSource | None") -> None:
+    """Where onnxruntime reads the external data of a model handed to it as bytes."""
+    if source is not None and source.weights is not None and source.data is not None:
+        options.add_session_config_entry("session.model_external_initializers_file_folder_path", source.weights)
+
+
+def _link_external(model: "onnx.ModelProto", folder: Path, into: Path) -> None:
+    """Every external data file the model names under ``folder``, in ``into`` as a hard link (a copy
+    across file systems). onnxruntime refuses a symbolic link that leads out of the model's folder."""
+    import shutil
+
+    from atccheck.model.loading import iter_graph_tensors
+    from atccheck.model.weights import external_record, is_external
+
+    for location in {external_record(t)[0] for t in iter_graph_tensors(model.graph) if is_external(t)}:
+        link = into / location
+        if not link.exists():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(folder / location, link)
+            except OSError:
+                shutil.copyfile(folder / location, link)
+
+
+def beside_work_threads() -> int:
+    """Threads for a run that goes on beside the passes (the original's, started at once): all but
+    one core, at most two, so the passes, which the run does not hold up, keep a core of their own."""
+    return max(1, min(2, (os.cpu_count() or 1) - 1))
 
 
 # One onnxruntime run may take this long; a model that runs longer (a Loop with neither trip
@@ -125,26 +175,28 @@ def terminate_runs() -> None:
             options.terminate = True
 
 
-def open_session(source: ModelSource) -> Any:
+def open_session(source: ModelSource, threads: int | None = None) -> Any:
     """An onnxruntime session of the model; LoadError when onnxruntime cannot load it."""
     import onnxruntime as ort
 
     try:
-        return ort.InferenceSession(source.payload, session_options(), providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(source.payload, session_options(source, threads), providers=["CPUExecutionProvider"])
     except Exception as exc:
         raise LoadError(f"onnxruntime cannot load the model: {one_line(exc)}") from None
 
 
-def run_model(source: ModelSource, inputs: "Inputs", timeout: float | None = None) -> "list[Outputs]":
+def run_model(source: ModelSource, inputs: "Inputs", timeout: float | None = None,
+              threads: int | None = None) -> "list[Outputs]":
     """Outputs of every input set, by output name; RunError when onnxruntime refuses.
 
     Each run is bounded in time: a watchdog sets onnxruntime's ``RunOptions.terminate`` after
     ``timeout`` seconds (default :data:`RUN_TIMEOUT_S`) and :class:`RunTimeout` is raised.
+    ``threads``: onnxruntime's intra-op threads (default: two, or one on a single core).
     """
     import onnxruntime as ort
 
     limit = RUN_TIMEOUT_S if timeout is None else timeout
-    session = open_session(source)
+    session = open_session(source, threads)
     names = [o.name for o in session.get_outputs()]
     results = []
     for feeds in inputs.sets:
@@ -166,7 +218,7 @@ def run_model(source: ModelSource, inputs: "Inputs", timeout: float | None = Non
         except Exception as exc:
             if expired.is_set():
                 raise RunTimeout(f"timed out: onnxruntime ran the model for more than {limit:g} s "
-                                 "(a loop without an end?)") from None
+                                 "(a loop without an end?)", limit) from None
             if options.terminate:
                 raise RunTimeout("onnxruntime run cancelled") from None
             raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
@@ -214,7 +266,8 @@ def run_or_evaluate(source: ModelSource, model: "onnx.ModelProto", inputs: "Inpu
 
 
 def runtime_load_error(
-    model: "onnx.ModelProto | None", path: Path | None, as_users_load_it: bool = False
+    model: "onnx.ModelProto | None", path: Path | None, as_users_load_it: bool = False,
+    weights: "str | os.PathLike[str] | None" = None,
 ) -> str | None:
     """Why onnxruntime cannot load a model (from ``path`` when given, else ``model``), or None.
 
@@ -222,9 +275,10 @@ def runtime_load_error(
     folding and the redundant-node removals, prepacking off to keep it quick), as a user's
     ``InferenceSession(path)`` loads it: optimizations resolve the graph again, inferring the
     types of If/Loop branches with the now-known shapes, which the verification sessions
-    (optimizations off) never do. Otherwise with the verification's own options.
+    (optimizations off) never do. Otherwise with the verification's own options. ``weights``:
+    the folder of the external data ``model`` names.
     """
-    source = ModelSource(path=path) if path is not None else ModelSource(model)
+    source = ModelSource(path=path) if path is not None else ModelSource(model, weights=weights)
     try:
         if as_users_load_it:
             import onnxruntime as ort
@@ -233,6 +287,7 @@ def runtime_load_error(
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
             options.log_severity_level = 4
             options.add_session_config_entry("session.disable_prepacking", "1")
+            _weights_folder(options, source)
             try:
                 ort.InferenceSession(source.payload, options, providers=["CPUExecutionProvider"])
             except Exception as exc:

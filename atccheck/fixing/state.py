@@ -28,6 +28,8 @@ class State:
     # the serialization the worker made for onnxruntime (None when it made none), as soon as it
     # exists: the output can be staged from it while the run is still going
     serialized: "Future[bytes | None]" = field(default_factory=Future)
+    # the serialization the pass handed over (PassResult.data), taken by the worker
+    data: bytes | None = None
 
     def lineage(self) -> list[State]:
         """The states from the start of the pipeline up to this one, oldest first."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from atccheck.fixing.runtime import (
     ModelSource,
     RunError,
     RunTimeout,
+    beside_work_threads,
     check_graph,
     evaluate,
     run_model,
@@ -36,7 +37,7 @@ from atccheck.fixing.runtime import (
 )
 from atccheck.fixing.state import State
 from atccheck.model.files import INLINE_LIMIT, approx_size
-from atccheck.numerics import Allclose
+from atccheck.numerics import Allclose, Cosine, cosine_similarities
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -66,15 +67,18 @@ class Reference:
     dropped: str | None = None  # an input set the original fails on, left out of every comparison
     loads: bool = False  # onnxruntime made a session of the original (whether or not it could run it)
     evaluator: str | None = None  # why onnxruntime could not load the original, which onnx.reference ran
+    timeout: float | None = None  # the time limit (s) the original's run hit, when it did
 
 
 class Verifier:
     """One worker thread that checks each step in order while the pipeline goes on."""
 
-    def __init__(self, inputs: "Inputs | None", enabled: bool, unavailable: str | None = None) -> None:
+    def __init__(self, inputs: "Inputs | None", enabled: bool, unavailable: str | None = None,
+                 weights: Path | None = None) -> None:
         self.inputs = inputs
         self.enabled = enabled
         self.unavailable = unavailable  # why no inputs could be made, if so
+        self.weights = weights  # the folder of the external data the models name (the input's own)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify")
         self.reference: "Future[Reference] | None" = None
 
@@ -89,17 +93,18 @@ class Verifier:
             return Reference(None, "disabled", checker_error)
         if self.inputs is None:
             return Reference(None, self.unavailable, checker_error)
-        source = ModelSource(path=path) if path is not None else ModelSource(model)
+        source = ModelSource(path=path) if path is not None else ModelSource(model, weights=self.weights)
         try:
             try:
-                return Reference(run_model(source, self.inputs), None, checker_error, loads=True)
+                return Reference(run_model(source, self.inputs, threads=beside_work_threads()), None, checker_error,
+                                 loads=True)
             except LoadError as exc:
                 evaluated = evaluate(model, self.inputs)
                 if evaluated is not None:  # a small model onnx's reference evaluator runs (float64 Conv)
                     return Reference(evaluated, None, checker_error, evaluator=str(exc))
                 return Reference(None, str(exc), checker_error)
             except RunTimeout as exc:  # stopped (too long, or interrupted): another try would be too
-                return Reference(None, str(exc), checker_error, loads=True)
+                return Reference(None, str(exc), checker_error, loads=True, timeout=exc.limit)
             except RunError as exc:
                 failure = exc
             # the original fails on some input set: keep the sets it runs on (the user's sample, say)
@@ -109,7 +114,7 @@ class Verifier:
                     outputs.extend(run_model(source, Inputs([feeds], [label], self.inputs.shapes)))
                     kept.append((feeds, label))
                 except RunTimeout as exc:
-                    return Reference(None, str(exc), checker_error, loads=True)
+                    return Reference(None, str(exc), checker_error, loads=True, timeout=exc.limit)
                 except RunError as exc:
                     failed.append((label, exc))
             if kept and failed:
@@ -169,28 +174,37 @@ class Verifier:
             # onnxruntime refused the original (two nodes with one name, say), but every step so far
             # was proved to compute the same: the model before this step stands in for it.
             try:
-                parent_outputs = original = run_or_evaluate(ModelSource(parent.model), parent.model,
+                parent_outputs = original = run_or_evaluate(ModelSource(parent.model, weights=self.weights), parent.model,
                                                             fitted(self.inputs, parent.model))
             except RunError:
                 parent_outputs = None
         if parent_outputs is None or original is None or self.inputs is None:
             if reference.loads:  # nothing to compare, but a step must not make the model unloadable
-                error = runtime_load_error(state.model, None)
+                error = runtime_load_error(state.model, None, weights=self.weights)
                 if error is not None:
                     return Verdict(False, reason=f"{error} (onnxruntime loads the original)")
             return Verdict(True, UNVERIFIED, reason=reference.error, proved_chain=False)
-        source = ModelSource(state.model)
-        state.serialized.set_result(source.data)
+        source = ModelSource(state.model, weights=self.weights, data=state.data)
+        state.data = None  # the source holds it now, until it is released
+        state.serialized.set_result(source.data if source.weights is None else None)  # bytes a file can hold alone
         try:
             outputs = run_or_evaluate(source, state.model, fitted(self.inputs, state.model))
         except RunError as exc:
             source.release()
             return Verdict(False, reason=str(exc))
-        comparison = state.pass_cls.comparison.judge(parent_outputs, outputs)  # what the pass declares
+        judge = state.pass_cls.comparison  # what the pass declares
+        comparison = judge.judge(parent_outputs, outputs)
+        if not comparison.ok and isinstance(judge, Allclose) and judge.exact and math.isfinite(comparison.max_abs):
+            comparison = _judged_where_rewritten(comparison, parent.model, state.model, source.data,
+                                                 fitted(self.inputs, parent.model))
         cumulative = Allclose(math.inf, math.inf).judge(original, outputs)
+        if isinstance(judge, Cosine) or (parent_verdict is not None and parent_verdict.cumulative is not None
+                                         and parent_verdict.cumulative.cosines is not None):
+            # a step judged by cosine: the final model's cosine against the original is shown too
+            cumulative = replace(cumulative, cosines=cosine_similarities(original, outputs))
         if parent_verdict is not None:
             parent_verdict.data = None  # only the newest serialization may be written
-        data = source.data
+        data = source.data if source.weights is None else None
         source.release()
         if not comparison.ok:
             return Verdict(False, TESTED, comparison.reason, comparison, cumulative)
@@ -203,12 +217,32 @@ class Verifier:
         self.pool.shutdown(wait=True)
 
 
+def _judged_where_rewritten(comparison: "Comparison", before: "onnx.ModelProto", after: "onnx.ModelProto",
+                            data: bytes | None, inputs: Inputs) -> "Comparison":
+    """An exact rewrite whose outputs fail the tolerance, judged again at the values it rewrote
+    against the float rounding bound of its arithmetic (``rounding``); the outputs' figures stay."""
+    from atccheck.fixing.rounding import rounding_check
+
+    try:
+        bound = rounding_check(before, after, data, inputs)
+    except RunError as exc:
+        bound = f"the models do not run with the rewritten values exposed ({exc})"
+    if isinstance(bound, str):
+        return replace(comparison, reason=f"{comparison.reason}; not judged at the rewritten values: {bound}")
+    if bound.measured <= bound.bound:
+        return replace(comparison, ok=True, reason=None, method="rounding", measured=bound.measured,
+                       bound=bound.bound, rounding=bound)
+    return replace(comparison, method="rounding", measured=bound.measured, bound=bound.bound, rounding=bound,
+                   reason=f"{comparison.reason}, and the rewritten values differ beyond float rounding")
+
+
 def record_verdict(record: PassOutcome, verdict: Verdict) -> None:
     """Copy how a step was verified, and its errors, onto its pass's report entry."""
     record.verification = verdict.kind
     if verdict.comparison is not None:
         record.max_abs_error = verdict.comparison.max_abs
         record.max_rel_error = verdict.comparison.max_rel
+        record.comparison = verdict.comparison
     elif verdict.kind == PROVED:
         record.max_abs_error = record.max_rel_error = 0.0
 
@@ -230,18 +264,24 @@ def summarize(enabled: bool, reference: Reference | None, chain: Sequence[State]
         return Verification("disabled", "--no-verify: only onnx.checker ran", [], original_checker=checker)
     if any(v.kind == UNVERIFIED for v in verdicts) or reference is None:
         why = reference.error if reference is not None else "no reference outputs"
-        if why and why.startswith("timed out"):  # verify.RunTimeout: more sizes would not help
-            return Verification("unverified", f"{why}; outputs were not compared, onnx.checker passed every step",
-                                inputs, original_checker=checker)
+        if reference is not None and reference.timeout is not None:  # more sizes would not help
+            return Verification("unverified", f"the original model's reference run hit the time limit of "
+                                              f"{reference.timeout:g} s (a loop without an end?), so outputs were not "
+                                              "compared; onnx.checker passed every step",
+                                inputs, original_checker=checker, timeout_s=reference.timeout)
         return Verification("unverified", f"onnxruntime could not run the original model, so outputs were not "
                                           f"compared ({why}); onnx.checker passed every step", inputs,
                             original_checker=checker, needs=reference.needs if reference is not None else None)
     how = None
     if reference is not None and reference.evaluator:
         how = f"the original ran in onnx's reference evaluator ({reference.evaluator})"
+    thresholds = [s.pass_cls.comparison.minimum for s in steps
+                  if s.pass_cls is not None and isinstance(s.pass_cls.comparison, Cosine)]
+    cosines = last_tested.cumulative.cosines if last_tested is not None and last_tested.cumulative else None
     return Verification("verified", how, inputs, max_abs if max_abs is not None else 0.0,
                         max_rel if max_rel is not None else 0.0, checker,
-                        dropped=reference.dropped if reference is not None else None)
+                        dropped=reference.dropped if reference is not None else None,
+                        cosines=cosines if thresholds else None, cosine_threshold=max(thresholds, default=None))
 
 
 class LoadCheck:
@@ -253,7 +293,8 @@ class LoadCheck:
     verified, and ``result`` reuses it when the settled final state is that candidate.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, weights: Path | None = None) -> None:
+        self.weights = weights  # the folder of the external data the models name
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-load")
         self.serial: int | None = None
         self.future: "Future[str | None] | None" = None
@@ -262,10 +303,14 @@ class LoadCheck:
 
         if state.job is not None and not _has_subgraphs(state.model):
             return  # its verification loads it (when that runs onnxruntime); result() decides
-        if approx_size(state.model) >= INLINE_LIMIT:  # too large for bytes: checked from the written file
+        from atccheck.model.weights import has_external
+
+        # too large for bytes, or weights in files: checked from the written file, once the
+        # verification's own session is gone (two sessions at once would hold the weights twice)
+        if has_external(state.model) or approx_size(state.model) >= INLINE_LIMIT:
             return
         self.serial = state.serial
-        self.future = self.pool.submit(runtime_load_error, state.model, None, True)
+        self.future = self.pool.submit(runtime_load_error, state.model, None, True, self.weights)
 
     def result(self, final: State, verdict: "Verdict | None", written: Path | None) -> str | None:
         """The check of ``final`` (from the ``written`` file when it was not checked ahead)."""
@@ -274,7 +319,7 @@ class LoadCheck:
                 return None  # onnxruntime loaded and ran this very model
             if self.future is not None and self.serial == final.serial:
                 return self.future.result()
-            return runtime_load_error(final.model, written, True)
+            return runtime_load_error(final.model, written, True, self.weights)
         finally:
             self.close()
 

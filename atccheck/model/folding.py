@@ -7,41 +7,61 @@ propagation) follows only a few integer ops (Add, Mul, Gather, Concat, ...) and 
 shape after a ``Div`` or ``Where`` unknown, which hides everything downstream.
 
 :func:`fold_shapes` evaluates the small values of the root graph that depend only on
-constants and static shapes, with numpy, for the shape-arithmetic ops below; feeds them back
-into ONNX shape inference on the weight-free copy as initializers; and repeats while new
-shapes become static (a Shape of a Reshape's output folds once the Reshape's shape is known).
+constants and static shapes, with numpy, for the shape-arithmetic ops below, and runs until
+nothing changes. It works as a worklist: a node is looked at again only when one of the values
+it reads has just been computed or has just got a better shape, and then it is either
+evaluated or its output shapes are inferred again by ONNX's own inference function for that
+one node, given the values known so far. A deep transformer whose every block reshapes by the
+Shape of the block before it therefore costs one pass over the graph plus the nodes each new
+value reaches, not one whole-graph inference per block. Whole-graph inference (with the
+computed values as initializers, and ONNX's data propagation) runs only to finish, when values
+were computed and some node output is still not static: again only while it finds something the
+worklist did not, at most once per node of the root graph. Nodes with subgraphs (If) are left
+to it.
+
 It never reads external weights, and never evaluates a tensor larger than
 ``MAX_FOLD_ELEMENTS``: it is an analysis, not a simplifier.
+
+:func:`refine_shapes` starts the same propagation from a folded model and a few output shapes
+set from outside (the static shapes Ascend's own infer-shape functions give data-dependent ops,
+``atccheck/model/ascend_shapes.py``).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from atccheck.domains import STANDARD_DOMAINS
-from atccheck.model.graph import NONDETERMINISTIC_OPS, SMALL_CONSTANT_ELEMENTS, GraphIndex, attribute_values, subgraphs
+from atccheck.model.graph import NONDETERMINISTIC_OPS, SMALL_CONSTANT_ELEMENTS, GraphIndex, attribute_values, node_reads
+from atccheck.model.schema import onnx_schema
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import onnx
 
+# onnx.AttributeProto.GRAPH and GRAPHS (fixed by the ONNX protobuf schema).
+_SUBGRAPH_TYPES = (5, 10)
 # Values up to this many elements are evaluated (shape vectors, masks, small index tensors).
 MAX_FOLD_ELEMENTS = 1 << 16
-# Shape inference reruns at most this many times (each rerun can unlock one more level of
-# Shape-of-a-computed-shape).
-MAX_ROUNDS = 4
 
 
 @dataclass
 class Folded:
-    """What folding found: computed values (names of non-constant node outputs) and refined shapes."""
+    """What folding found: computed values (names of non-constant node outputs) and refined shapes.
+
+    ``rounds`` counts the whole-graph inferences it ran, ``node_inferences`` the single-node ones,
+    ``evaluations`` the nodes it computed: how much work reaching the fixed point took.
+    """
 
     values: dict[str, "np.ndarray"] = field(default_factory=dict)
     shapes: ShapeIndex | None = None
     rounds: int = 0
+    node_inferences: int = 0
+    evaluations: int = 0
 
 
 def fold_shapes(
@@ -50,30 +70,38 @@ def fold_shapes(
     input_shapes: Mapping[str, tuple[int, ...]],
     graph: GraphIndex,
 ) -> Folded:
-    """Evaluate foldable values and rerun shape inference with them until nothing new is learnt."""
-    folded = Folded(shapes=shapes)
-    known: dict[str, Any] = {}
+    """Evaluate foldable values and refine shapes with them until nothing new is learnt."""
+    folder = _Folder(model, graph, shapes, input_shapes)
     for name in graph.initializers:
         value = graph.const_value(name)
         if value is not None:
-            known[name] = value
-    nodes = list(model.graph.node)
-    declared = input_shapes and any(not _is_static(shapes, o.name) for o in model.graph.output)
-    for round_ in range(MAX_ROUNDS + 1):
-        new = _evaluate(nodes, known, shapes, graph)
-        folded.values.update(new)
-        # graph outputs declared with -1 or symbols: inferred once more without the declaration
-        again = bool(new) or (round_ == 0 and bool(declared))
-        if not again or round_ == MAX_ROUNDS or all(info.is_static for info in shapes.values.values()):
-            break
-        if not any(not _is_static(shapes, out) for n in nodes for out in n.output if out):
-            break
-        refined = _infer_with(model, input_shapes, folded.values, shapes)
-        folded.rounds += 1
-        if refined is None:
-            break
-        shapes = folded.shapes = refined
-    return folded
+            folder.known[name] = value
+    folder.queue_all()
+    declared = bool(input_shapes) and any(not _is_static(shapes, o.name) for o in model.graph.output)
+    return folder.run(full_first=declared)
+
+
+def refine_shapes(
+    model: "onnx.ModelProto",
+    graph: GraphIndex,
+    folded: Folded,
+    overrides: Mapping[str, TensorInfo],
+    input_shapes: Mapping[str, tuple[int, ...]],
+) -> ShapeIndex:
+    """The shapes of a folded model once ``overrides`` set some values' shapes; folding goes on from them."""
+    base = folded.shapes or ShapeIndex()
+    folder = _Folder(model, graph, ShapeIndex(values=dict(base.values), error=base.error), input_shapes)
+    for name in graph.initializers:
+        array = graph.const_value(name)
+        if array is not None:
+            folder.known[name] = array
+    folder.known.update(folded.values)
+    for name, info in overrides.items():
+        old = folder.shapes.get(name)
+        if old is None or _better(info, old):
+            folder.shapes.values[name] = info
+            folder.changed(name)
+    return folder.run(full_first=False).shapes or folder.shapes
 
 
 def _is_static(shapes: ShapeIndex, name: str) -> bool:
@@ -81,49 +109,233 @@ def _is_static(shapes: ShapeIndex, name: str) -> bool:
     return info is not None and info.is_static
 
 
-def _evaluate(nodes: list, known: dict[str, Any], shapes: ShapeIndex, graph: GraphIndex) -> dict[str, Any]:
-    """One pass in graph order; returns the values newly computed."""
-    import numpy as np
+class _Folder:
+    """The worklist over the root graph's nodes, in graph order."""
 
-    new: dict[str, Any] = {}
-    for node in nodes:
+    def __init__(self, model: "onnx.ModelProto", graph: GraphIndex, shapes: ShapeIndex,
+                 input_shapes: Mapping[str, tuple[int, ...]]) -> None:
+        self.model = model
+        self.graph = graph
+        self.input_shapes = input_shapes
+        self.shapes = ShapeIndex(values=dict(shapes.values), error=shapes.error, contradiction=shapes.contradiction)
+        self.known: dict[str, Any] = {}
+        self.folded = Folded(shapes=self.shapes)
+        self.nodes = list(model.graph.node)
+        self.consumers: dict[str, list[int]] = {}
+        self.with_subgraphs: set[int] = set()
+        for index, node in enumerate(self.nodes):
+            if any(a.type in _SUBGRAPH_TYPES for a in node.attribute):
+                self.with_subgraphs.add(index)
+                reads = node_reads(node)
+            else:
+                reads = [i for i in node.input if i]
+            for name in reads:
+                self.consumers.setdefault(name, []).append(index)
+        self.heap: list[int] = []
+        self.queued: set[int] = set()
+        self.dirty: set[int] = set()  # nodes whose inputs got a better shape or a value
+        self.opset = _opset(graph, "")
+        self.opsets = {(o.domain or ""): o.version for o in model.opset_import}
+        self.fresh = False  # values computed since the last whole-graph inference
+
+    # ---- the queue
+
+    def queue_all(self) -> None:
+        self.heap = list(range(len(self.nodes)))
+        self.queued = set(self.heap)
+
+    def changed(self, name: str) -> None:
+        """A value got a better shape or a value: its readers are looked at again."""
+        for index in self.consumers.get(name, ()):
+            self.dirty.add(index)
+            if index not in self.queued:
+                self.queued.add(index)
+                heapq.heappush(self.heap, index)
+
+    def run(self, *, full_first: bool) -> Folded:
+        # Graph outputs declared with -1 or symbols: the finishing inference runs without the declaration.
+        self.fresh = self.fresh or full_first
+        limit = len(self.nodes) + 1  # each whole-graph inference must teach something new
+        while True:
+            while self.heap:
+                index = heapq.heappop(self.heap)
+                self.queued.discard(index)
+                self._visit(index)
+            if not self.fresh or self.folded.rounds >= limit or self._all_static() or not self._full():
+                break
+        self.folded.shapes = self.shapes
+        return self.folded
+
+    def _all_static(self) -> bool:
+        """Every root-graph node output is static: whole-graph inference could teach nothing more."""
+        values = self.shapes.values
+        for node in self.nodes:
+            for name in node.output:
+                info = values.get(name) if name else None
+                if name and (info is None or not info.is_static):
+                    return False
+        return True
+
+    # ---- one node
+
+    def _visit(self, index: int) -> None:
+        node = self.nodes[index]
+        dirty = index in self.dirty
+        self.dirty.discard(index)
         outputs = [o for o in node.output if o]
-        if not outputs or all(o in known for o in outputs):
-            continue
+        if not outputs or all(o in self.known for o in outputs):
+            return
         if node.domain not in STANDARD_DOMAINS or node.op_type in NONDETERMINISTIC_OPS:
-            continue
+            return
         if node.op_type == "Constant":
-            value = graph.const_value(outputs[0])
+            value = self.graph.const_value(outputs[0])
             if value is not None:
-                known[outputs[0]] = value
-            continue
-        if any(True for _ in subgraphs(node)):
-            continue
+                self._learn(outputs[0], value)
+            return
+        if index in self.with_subgraphs:
+            if dirty:
+                self.fresh = True  # its body needs the whole-graph inference
+            return
+        if self._evaluate(node):
+            return
+        if dirty:
+            self._infer_node(node)
+
+    def _evaluate(self, node: "onnx.NodeProto") -> bool:
+        import numpy as np
+
         if node.op_type in ("Shape", "Size"):
-            info = shapes.get(node.input[0]) if node.input else None
+            info = self.shapes.get(node.input[0]) if node.input else None
             if info is None or not info.is_static:
-                continue
+                return False
             results = [_shape_value(node, info)]
         else:
             impl = _OPS.get(node.op_type)
-            inputs = list(node.input)
-            if impl is None or any(name and name not in known for name in inputs):
-                continue
-            args = [known[name] if name else None for name in inputs]
-            opset = _opset(graph, node.domain)
+            if impl is None or any(name and name not in self.known for name in node.input):
+                return False
+            args = [self.known[name] if name else None for name in node.input]
             try:
                 with np.errstate(all="ignore"):
-                    results = impl(args, attribute_values(node), opset)
+                    results = impl(args, attribute_values(node), self.opset)
             except Exception:  # an op this evaluator cannot compute: left unfolded
-                continue
+                return False
+        self.folded.evaluations += 1
+        learnt = False
         for name, value in zip(node.output, results):
             if not name or value is None:
                 continue
             value = np.asarray(value)
-            if value.size > MAX_FOLD_ELEMENTS or not _agrees(shapes.get(name), value):
+            if value.size > MAX_FOLD_ELEMENTS or not _agrees(self.shapes.get(name), value):
                 continue
-            known[name] = new[name] = value
-    return new
+            self._learn(name, value)
+            self.folded.values[name] = value
+            self.fresh = True
+            learnt = True
+        return learnt
+
+    def _learn(self, name: str, value: Any) -> None:
+        self.known[name] = value
+        old = self.shapes.get(name)
+        info = TensorInfo(old.elem_type if old is not None and old.elem_type else _elem_type(value),
+                          tuple(int(d) for d in value.shape))
+        if old is None or _better(info, old):
+            self.shapes.values[name] = info
+        self.changed(name)
+
+    def _infer_node(self, node: "onnx.NodeProto") -> None:
+        """ONNX's inference function for this one node, with the shapes and values known now."""
+        from atccheck.model import onnxpb
+
+        domain = node.domain if node.domain not in STANDARD_DOMAINS else ""
+        schema = _schema(node.op_type, self.opsets.get(domain, self.opset), domain)
+        if schema is None:
+            return
+        types: dict[str, bytes] = {}
+        data: dict[str, bytes] = {}
+        for name in node.input:
+            if not name:
+                continue
+            info = self.shapes.get(name)
+            if info is None or not info.elem_type:
+                return  # inference needs every input's type
+            types[name] = _type_bytes(info)
+            value = self.known.get(name)
+            if value is not None and value.size <= SMALL_CONSTANT_ELEMENTS:
+                data[name] = onnxpb.from_array(value, name).SerializeToString()
+        self.folded.node_inferences += 1
+        try:
+            outputs = schema._infer_node_outputs(node.SerializeToString(), types, data, {}, self.opsets,
+                                                 max(self.model.ir_version, 4))
+        except Exception:  # onnx raises InferenceError for inputs its function rejects
+            return
+        from atccheck.model.shapes import type_info
+
+        for name, raw in outputs.items():
+            info = type_info(onnxpb.TypeProto.FromString(raw))
+            old = self.shapes.get(name)
+            if info is not None and (old is None or _better(info, old)):
+                self.shapes.values[name] = info
+                self.changed(name)
+
+    # ---- the whole graph
+
+    def _full(self) -> bool:
+        """Whole-graph inference with the values known now; True when it taught something new."""
+        self.fresh = False
+        refined = _infer_with(self.model, self.input_shapes, self.folded.values, self.shapes)
+        self.folded.rounds += 1
+        if refined is None:
+            return False
+        learnt = False
+        for name, info in refined.items():
+            old = self.shapes.get(name)
+            if old is None or _better(info, old):
+                self.shapes.values[name] = info
+                self.changed(name)
+                learnt = True
+        return learnt
+
+
+def _schema(op_type: str, opset: int, domain: str) -> Any:
+    """The op's schema when it has an inference function, or None."""
+    schema = onnx_schema(op_type, opset, domain)
+    return schema if schema is not None and schema.has_type_and_shape_inference_function else None
+
+
+_TYPES: dict[TensorInfo, bytes] = {}
+
+
+def _type_bytes(info: TensorInfo) -> bytes:
+    """The serialized TypeProto of a tensor's type and shape (symbols kept, unknown dims left unset)."""
+    found = _TYPES.get(info)
+    if found is None:
+        from atccheck.model import onnxpb
+
+        proto = onnxpb.TypeProto()
+        tensor = proto.tensor_type
+        tensor.elem_type = info.elem_type
+        if info.shape is not None:
+            shape = tensor.shape
+            shape.SetInParent()
+            for d in info.shape:
+                dim = shape.dim.add()
+                if isinstance(d, int) and d >= 0:
+                    dim.dim_value = d
+                elif isinstance(d, str) and d:
+                    dim.dim_param = d
+        found = proto.SerializeToString()
+        if len(_TYPES) < 1 << 14:
+            _TYPES[info] = found
+    return found
+
+
+def _elem_type(value: Any) -> int:
+    from atccheck.model import onnxpb
+
+    try:
+        return int(onnxpb.from_array(value.reshape(-1)[:0]).data_type)
+    except Exception:  # a numpy type ONNX has no number for
+        return 0
 
 
 def _agrees(info: TensorInfo | None, value: Any) -> bool:
@@ -158,7 +370,7 @@ def _infer_with(
     input_shapes: Mapping[str, tuple[int, ...]],
     values: Mapping[str, Any],
     previous: ShapeIndex,
-) -> ShapeIndex | None:
+) -> dict[str, TensorInfo] | None:
     """Shape inference on the weight-free copy with computed values as initializers."""
     from atccheck.model import onnxpb
     from atccheck.model.shapes import _collect, _data_prop_safe, stripped_copy
@@ -176,7 +388,6 @@ def _infer_with(
     for name, value in values.items():
         if name not in present and value.size <= SMALL_CONSTANT_ELEMENTS:
             graph.initializer.append(onnxpb.from_array(value, name))
-    refined = ShapeIndex(values=dict(previous.values), error=previous.error)
     try:
         inferred = onnxpb.infer_shapes(
             copy, check_type=False, strict_mode=False, data_prop=_data_prop_safe(copy))
@@ -184,11 +395,7 @@ def _infer_with(
         return None
     found: dict[str, TensorInfo] = {}
     _collect(inferred.graph, found)
-    for name, info in found.items():
-        old = refined.values.get(name)
-        if old is None or _better(info, old):
-            refined.values[name] = info
-    return refined
+    return found
 
 
 def _better(new: TensorInfo, old: TensorInfo) -> bool:
@@ -383,6 +590,110 @@ def _nonzero(args, attrs, opset):
     return [np.array(np.nonzero(args[0]), dtype=np.int64)]
 
 
+def _clip(args, attrs, opset):
+    import numpy as np
+
+    data = args[0]
+    if opset < 11:
+        low, high = attrs.get("min"), attrs.get("max")
+    else:
+        low = args[1] if len(args) > 1 and args[1] is not None else None
+        high = args[2] if len(args) > 2 and args[2] is not None else None
+    out = data
+    if low is not None:
+        out = np.maximum(out, np.asarray(low).astype(data.dtype))
+    if high is not None:
+        out = np.minimum(out, np.asarray(high).astype(data.dtype))
+    return [np.asarray(out, dtype=data.dtype)]
+
+
+def _relu(args, attrs, opset):
+    import numpy as np
+
+    return [np.maximum(args[0], np.zeros((), args[0].dtype))]
+
+
+def _pow(args, attrs, opset):
+    import numpy as np
+
+    base, exponent = args
+    if np.issubdtype(base.dtype, np.integer) and np.any(exponent < 0):
+        raise ValueError("negative integer power")
+    return [np.power(base, exponent.astype(base.dtype) if np.issubdtype(base.dtype, np.integer) else exponent)
+            .astype(base.dtype)]
+
+
+def _round(args, attrs, opset):
+    import numpy as np
+
+    return [np.round(args[0])]  # halves to even, as ONNX Round
+
+
+def _reciprocal(args, attrs, opset):
+    import numpy as np
+
+    return [np.reciprocal(args[0].astype(args[0].dtype))]
+
+
+def _sum(args, attrs, opset):
+    out = args[0]
+    for other in args[1:]:
+        out = out + other
+    return [out.astype(args[0].dtype)]
+
+
+def _mean(args, attrs, opset):
+    return [(_sum(args, attrs, opset)[0] / len(args)).astype(args[0].dtype)]
+
+
+def _gather_elements(args, attrs, opset):
+    import numpy as np
+
+    data, indices = args[0], args[1].astype(np.int64)
+    axis = attrs.get("axis", 0)
+    axis = axis + data.ndim if axis < 0 else axis
+    indices = np.where(indices < 0, indices + data.shape[axis], indices)
+    return [np.take_along_axis(data, indices, axis=axis)]
+
+
+def _scatter_nd(args, attrs, opset):
+    import numpy as np
+
+    if attrs.get("reduction", "none") != "none":
+        raise ValueError("reduction")
+    data, indices, updates = args[0].copy(), args[1].astype(np.int64), args[2]
+    for index in np.ndindex(*indices.shape[:-1]):
+        data[tuple(indices[index])] = updates[index]
+    return [data]
+
+
+def _split(args, attrs, opset):
+    import numpy as np
+
+    data = args[0]
+    axis = attrs.get("axis", 0)
+    axis = axis + data.ndim if axis < 0 else axis
+    sizes = attrs.get("split") if opset < 13 else (args[1] if len(args) > 1 else None)
+    if sizes is None and attrs.get("num_outputs"):
+        count = int(attrs["num_outputs"])
+        step = -(-data.shape[axis] // count)
+        sizes = [min(step, data.shape[axis] - k * step) for k in range(count)]
+    if sizes is None:
+        raise ValueError("equal split: the output count is the node's, not the evaluator's")
+    bounds = np.cumsum([int(s) for s in sizes])[:-1]
+    return list(np.split(data, bounds, axis=axis))
+
+
+def _flatten(args, attrs, opset):
+    import numpy as np
+
+    data = args[0]
+    axis = attrs.get("axis", 1)
+    axis = axis + data.ndim if axis < 0 else axis
+    outer = int(np.prod(data.shape[:axis], dtype=np.int64))
+    return [data.reshape(outer, -1) if data.size else data.reshape(outer, int(np.prod(data.shape[axis:])))]
+
+
 _SAME_DTYPE = frozenset({"add", "subtract", "multiply", "minimum", "maximum"})
 
 
@@ -430,6 +741,18 @@ def _build_ops() -> dict[str, Callable]:
         "Transpose": _transpose,
         "Tile": _tile,
         "NonZero": _nonzero,
+        "Clip": _clip,
+        "Relu": _relu,
+        "Pow": _pow,
+        "Round": _round,
+        "Reciprocal": _reciprocal,
+        "Sum": _sum,
+        "Mean": _mean,
+        "Xor": _elementwise("logical_xor"),
+        "GatherElements": _gather_elements,
+        "ScatterND": _scatter_nd,
+        "Split": _split,
+        "Flatten": _flatten,
     }
 
 

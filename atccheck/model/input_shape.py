@@ -216,6 +216,41 @@ def check_names_and_ranks(entries: Sequence[ShapeEntry], model: "onnx.ModelProto
     return problems
 
 
+FIXED_DIM_SOURCE = ("hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_data_parser.cc (ParseInputFromUser: the user's "
+                    "dims replace the model's, only the rank is compared)")
+
+
+def check_fixed_dims(entries: Sequence[ShapeEntry], model: "onnx.ModelProto") -> list[Problem]:
+    """A size given for a dim the model fixes must be that size; -1 (a gear axis, or dynamic) may stand anywhere.
+
+    ATC's ONNX parser does not compare them: it builds the graph at the user's dims, which the
+    exporter never traced (a Conv whose weights take 3 channels fed 4), and the op that breaks
+    fails later with a code of its own, unknown in general. So atccheck refuses the shape where
+    it is given: the model says which size that dim has. Entries whose name or rank is wrong are
+    left to :func:`check_names_and_ranks`.
+    """
+    inputs = model_inputs(model)
+    by_name = {i.name: i for i in inputs}
+    problems: list[Problem] = []
+    for index, entry in enumerate(entries):
+        target = by_name.get(entry.name) if entry.name is not None else (
+            inputs[index] if index < len(inputs) else None)
+        if target is None or target.dims is None or len(target.dims) != len(entry.dims):
+            continue
+        for axis, (given, fixed) in enumerate(zip(entry.dims, target.dims)):
+            if isinstance(given, int) and given > 0 and isinstance(fixed, int) and fixed > 0 and given != fixed:
+                problems.append(Problem(
+                    "--input_shape", f"input '{target.name}' is given size {given} on axis {axis}, but the model fixes "
+                    f"that dim at {fixed} (model input {_dims(target.dims)})", None, "input-fixed-dim",
+                    FIXED_DIM_SOURCE))
+                break
+    return problems
+
+
+def _dims(dims: Sequence[int | str | None]) -> str:
+    return "[" + ",".join(str(d) if d is not None else "?" for d in dims) + "]"
+
+
 # --------------------------------------------------------------------------- check's form
 
 
@@ -238,12 +273,24 @@ def parse_input_shapes(text: str | None) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def validate_input_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]) -> None:
-    """Names and ranks must match the model's real inputs, as ATC demands (E10016, E10017, E10049)."""
-    problems = check_names_and_ranks([ShapeEntry(name, tuple(dims)) for name, dims in shapes.items()], model)
+def validate_input_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]], *,
+                          fixed_dims: bool = True) -> None:
+    """Names and ranks must match the model's real inputs, as ATC demands (E10016, E10017, E10049), and
+    (``fixed_dims``) a size must be the one the model fixes for that dim."""
+    entries = [ShapeEntry(name, tuple(dims)) for name, dims in shapes.items()]
+    problems = check_names_and_ranks(entries, model)
+    if not problems and fixed_dims:
+        problems = check_fixed_dims(entries, model)
     if problems:
         raise UsageError(_usage(problems[0]))
 
 
 def _usage(problem: Problem) -> str:
+    if problem.kind == "input-fixed-dim":
+        return f"--input-shape: {problem.message}; {FIXED_DIM_ADVICE}"
     return f"--input-shape: {problem.message}" + (f" (ATC: {problem.atc_error})" if problem.atc_error else "")
+
+
+# What to do about a size that contradicts a fixed dim: every refusal of one says it the same way.
+FIXED_DIM_ADVICE = ("give the model's size, or re-export the model with that dim dynamic (to vary it with gears, "
+                    "put -1 there and a gear option: each gear is then checked)")

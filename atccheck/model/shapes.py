@@ -61,6 +61,16 @@ def dtype_name(elem_type: int) -> str | None:
     return {"float": "float32", "double": "float64"}.get(name, name)
 
 
+@dataclass(frozen=True)
+class ShapeBreak:
+    """A node of the root graph whose own shape inference fails with the shapes given to it."""
+
+    node: str  # the node's name ('' for an unnamed node)
+    op_type: str
+    index: int  # its position in the root graph
+    reason: str  # onnx's words for what does not fit
+
+
 @dataclass
 class ShapeIndex:
     """Inferred type and shape of every named value the inference could reach."""
@@ -70,6 +80,7 @@ class ShapeIndex:
     # The given input shapes contradict the graph (strict inference fails with them and passes
     # without them): one line naming the inputs and the node.
     contradiction: str | None = None
+    broken: ShapeBreak | None = None  # the node the contradiction names, when one is found
 
     def get(self, name: str) -> TensorInfo | None:
         return self.values.get(name)
@@ -283,7 +294,9 @@ def infer_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
             index.error = _first_line(exc)
     _collect(inferred.graph if inferred is not None else copy.graph, index.values)
     if strict_error is not None:
-        index.contradiction = _find_contradiction(model, copy, shapes, index.values, data_props[0])
+        found = _find_contradiction(model, copy, shapes, index.values, data_props[0])
+        if found is not None:
+            index.contradiction, index.broken = found
     for tensor in model.graph.initializer:
         index.values[tensor.name] = TensorInfo(tensor.data_type, tuple(int(d) for d in tensor.dims))
     return index
@@ -306,7 +319,7 @@ def _first_line(exc: Exception) -> str:
 def _find_contradiction(
     model: "onnx.ModelProto", copy: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]],
     values: Mapping[str, TensorInfo], data_prop: bool,
-) -> str | None:
+) -> tuple[str, ShapeBreak | None] | None:
     """Strict inference failed with the given shapes: is it the shapes' fault?
 
     Not when it passes once the exporter's declared dims are forgotten (a declared [1, 1000]
@@ -343,18 +356,19 @@ def _strict_passes(copy: "onnx.ModelProto", data_prop: bool) -> bool:
 
 def _contradiction(
     copy: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]], values: Mapping[str, TensorInfo], error: str
-) -> str:
-    """One line: which given inputs reach which node whose shape inference fails with them."""
+) -> tuple[str, ShapeBreak | None]:
+    """One line: which given inputs reach which node whose shape inference fails with them (and that node)."""
     given = ";".join(f"{n}:" + ",".join(str(d) for d in dims) for n, dims in shapes.items())
     found = _failing_node(copy, values)
     if found is None:
-        return f"--input-shape {given} contradicts the graph: shape inference fails ({error})"
+        return f"--input-shape {given} contradicts the graph: shape inference fails ({error})", None
     node, reason = found
     names = _inputs_reaching(copy.graph, node, shapes) or list(shapes)
     label = f"'{node.name}' ({node.op_type})" if node.name else f"a {node.op_type} node"
     shown = ";".join(f"{n}:" + ",".join(str(d) for d in shapes[n]) for n in names)
+    index = list(copy.graph.node).index(node)
     return (f"--input-shape {shown} contradicts the graph at node {label}: {reason}; the model cannot take "
-            f"{'this shape' if len(names) == 1 else 'these shapes'}")
+            f"{'this shape' if len(names) == 1 else 'these shapes'}"), ShapeBreak(node.name, node.op_type, index, reason)
 
 
 def _failing_node(copy: "onnx.ModelProto", values: Mapping[str, TensorInfo]) -> "tuple[onnx.NodeProto, str] | None":

@@ -167,6 +167,27 @@ def encode_varint(value: int) -> bytes:
     return bytes(out)
 
 
+def replace_field(data: bytes, number: int, payloads: "list[bytes]") -> bytes:
+    """A serialized message with its top-level field ``number`` replaced by these length-delimited
+    payloads (a repeated message field's new entries, appended last). Only the top level is walked:
+    the cost is one copy of ``data``, far less than serializing the message again."""
+    walker = _Walker(data, 0)
+    kept: list[bytes | memoryview] = []
+    view = memoryview(data)
+    pos, end, start = 0, len(data), 0
+    while pos < end:
+        field, _, _, stop = walker.field(pos, end)
+        if field == number:
+            kept.append(view[start:pos])
+            start = stop
+        pos = stop
+    kept.append(view[start:end])
+    key = encode_varint(number << 3 | LENGTH)
+    for payload in payloads:
+        kept.extend((key, encode_varint(len(payload)), payload))
+    return b"".join(kept)
+
+
 class _Walker:
     def __init__(self, buf: Buffer, keep_elements: int) -> None:
         self.buf = buf

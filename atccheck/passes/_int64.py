@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from atccheck.model.weights import tensor_array
+
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
@@ -28,7 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
 INT32 = (-(2**31), 2**31 - 1)
 INT64_TYPE = 7
 INT32_TYPE = 6
-FINDING_RULES = frozenset({"dtype-not-supported"})
 # Ops whose outputs only hold values taken from these inputs (by position; None = every input).
 MOVES = {
     "Identity": (0,), "Reshape": (0,), "Squeeze": (0,), "Unsqueeze": (0,), "Flatten": (0,), "Transpose": (0,),
@@ -62,11 +63,10 @@ class Bounds:
 
     def _constant(self, name: str) -> Interval | None:
         import numpy as np
-        from onnx import numpy_helper
 
         tensor = self.index.initializers.get(name)
         try:
-            array = numpy_helper.to_array(tensor) if tensor is not None else self.index.const_value(name)
+            array = tensor_array(tensor) if tensor is not None else self.index.const_value(name)
         except Exception:  # malformed payload
             return None
         if array is None or not np.issubdtype(np.asarray(array).dtype, np.integer):
@@ -223,7 +223,7 @@ def rewrite(item: Plan, index: "GraphIndex", names: "Names") -> list[str]:
         value = node.input[p]
         tensor = index.initializers.get(value)
         if tensor is not None:
-            array = numpy_helper.to_array(tensor)
+            array = tensor_array(tensor)
             if array.size == 0 or (int(array.min()) >= INT32[0] and int(array.max()) <= INT32[1]):
                 narrow_tensor = numpy_helper.from_array(array.astype(np.int32), names.fresh(f"{value}/int32"))
                 graph.initializer.append(narrow_tensor)
@@ -278,16 +278,16 @@ def _to(node: "onnx.NodeProto") -> int | None:
 
 
 def wanted(findings) -> bool:
-    """A dtype finding names an int64 input that int32 would do for."""
+    """A dtype finding the pass answers names an int64 input that int32 would do for."""
     return bool(targets(findings))
 
 
 def targets(findings) -> dict[tuple[str, str], set[int]]:
-    """(graph path, node label) -> int64 input positions named by dtype findings."""
+    """(graph path, node label) -> int64 input positions named by the dtype findings the pass answers."""
     out: dict[tuple[str, str], set[int]] = {}
     for f in findings:
         data = dict(f.data or {})
-        if f.name not in FINDING_RULES or data.get("dtype") != "int64" or not isinstance(data.get("input"), int):
+        if data.get("dtype") != "int64" or not isinstance(data.get("input"), int):
             continue
         allowed = data.get("allowed")
         if allowed is not None and len(allowed) and "int32" not in allowed:
@@ -313,8 +313,8 @@ def graphs_by_path(model: "onnx.ModelProto") -> dict[str, "onnx.GraphProto"]:
     return found
 
 
-def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
-    """The body of both passes: rewrite the nodes dtype findings name, proved ones only if asked."""
+def run_pass(model: "onnx.ModelProto", ctx, findings, require_proof: bool):
+    """The body of both passes: rewrite the nodes the answered dtype findings name, proved ones only if asked."""
     from atccheck.model.graph import GraphIndex
     from atccheck.passes._graph import Names, opset_of, shapes_of
     from atccheck.passes.base import PassResult, left
@@ -322,7 +322,7 @@ def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
     shapes = shapes_of(model, ctx)
     index = GraphIndex(model)
     bounds = Bounds(index, shapes)
-    wanted = targets(ctx.findings)
+    wanted = targets(findings)
     if not wanted:
         return PassResult(model, False, [])
     opset = opset_of(model)

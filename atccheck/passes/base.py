@@ -101,6 +101,9 @@ class PassResult:
     model: "onnx.ModelProto"
     modified: bool
     notes: list[str] = field(default_factory=list)  # what it did ("3 Gelu nodes"): strings or Notes
+    # The model's serialization, when the pass has it at no cost (its tool returned bytes): the
+    # verification hands it to onnxruntime and the output is written from it, with no second one.
+    data: bytes | None = None
 
 
 class FixPass:
@@ -126,7 +129,8 @@ class FixPass:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "comparison" not in cls.__dict__:
-            cls.comparison = Allclose(cls.tolerance, cls.rtol)
+            # a safe pass is exact up to float rounding: its rounding is judged where it rewrote
+            cls.comparison = Allclose(cls.tolerance, cls.rtol, exact=cls.safe)
 
     def answered(self, findings: Sequence["Finding"]) -> list["Finding"]:
         """The findings this pass answers (any of its links matches)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from atccheck.model.weights import tensor_array
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -19,12 +20,13 @@ DTYPE_ATTRS = frozenset({"to", "dtype", "output_dtype"})
 class Float64ToFloat32(FixPass):
     """Make every float64 tensor of the model float32: weights, constants, casts, inputs and outputs.
 
-    Ascend has float64 kernels for few ops and only on the AI CPU; dtype-not-supported reports
-    float64 compute (sklearn-onnx exports, ``torch.double`` leftovers, numpy constants). This
-    pass rewrites every float64 in the model to float32, in every graph: initializers and
-    tensor attributes (Constant, ConstantOfShape) are converted, ``Cast(to=DOUBLE)`` and dtype
-    attributes (RandomNormal, EyeLike, ...) ask for FLOAT, and graph inputs, outputs and value
-    annotations of float64 become float32. **The model's interface changes**: a float64 input
+    Ascend has float64 kernels for few ops and only on the AI CPU: dtype-not-supported reports
+    float64 no kernel takes, aicpu-fallback float64 only the AI CPU kernel takes (sklearn-onnx
+    exports, ``torch.double`` leftovers, numpy constants). This pass rewrites every float64 in
+    the model to float32, in every graph: initializers and tensor attributes (Constant,
+    ConstantOfShape) are converted, ``Cast(to=DOUBLE)`` and dtype attributes (RandomNormal,
+    EyeLike, ...) ask for FLOAT, and graph inputs, outputs and value annotations of float64
+    become float32. **The model's interface changes**: a float64 input
     or output is float32 afterwards (the notes list them), so feed float32.
 
     Unsafe: float32 keeps about 7 significant digits against float64's 16, and values beyond
@@ -37,6 +39,8 @@ class Float64ToFloat32(FixPass):
     answers = (
         FixLink("dtype-not-supported", when={"dtype": ("float64",)}, named=False),
         FixLink("dtype-not-supported", when={"output_dtype": ("float64",)}, named=False),
+        # float64 that only the AI CPU kernel takes (the AI Core kernel's list, or what op_select_format offers)
+        FixLink("aicpu-fallback", when={"reason": ("dtype-not-on-ai-core",), "dtype": ("float64",)}, named=False),
     )
     safe = False
     tolerance = 1e-4
@@ -72,7 +76,7 @@ def _beyond_float32(model: "onnx.ModelProto") -> str | None:
     limit = float(np.finfo(np.float32).max)
     for tensor in iter_graph_tensors(model.graph):
         if tensor.data_type == onnx.TensorProto.DOUBLE:
-            value = onnx.numpy_helper.to_array(tensor)
+            value = tensor_array(tensor)
             finite = value[np.isfinite(value)]
             if finite.size and float(np.abs(finite).max()) > limit:
                 return tensor.name or "(unnamed)"
@@ -118,7 +122,7 @@ def _tensor(tensor: "onnx.TensorProto") -> int:
 
     if tensor.data_type != onnx.TensorProto.DOUBLE:
         return 0
-    value = onnx.numpy_helper.to_array(tensor).astype(np.float32)
+    value = tensor_array(tensor).astype(np.float32)
     tensor.CopyFrom(onnx.numpy_helper.from_array(value, tensor.name))
     return 1
 

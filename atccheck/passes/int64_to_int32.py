@@ -15,11 +15,11 @@ if TYPE_CHECKING:  # pragma: no cover
 class Int64ToInt32(FixPass):
     """Make nodes that a dtype finding flags for int64 compute in int32, when that is exact.
 
-    For each node dtype-not-supported reports with an int64 input whose page or kernel takes
-    int32, the inputs and outputs sharing that input's type (per the ONNX schema) move to
-    int32: int64 constants are stored as int32, other inputs get a Cast to int32, and the
-    outputs a Cast back to int64, so the rest of the graph is untouched (back-to-back rewritten
-    nodes pass int32 straight on). It applies only when an interval analysis proves every one
+    For each node dtype-not-supported (no kernel takes int64) or aicpu-fallback (only the AI CPU
+    kernel does) reports with an int64 input whose page or kernel takes int32, the inputs and
+    outputs sharing that input's type (per the ONNX schema) move to int32: int64 constants are
+    stored as int32, other inputs get a Cast to int32, and the outputs a Cast back to int64, so
+    the rest of the graph is untouched (back-to-back rewritten nodes pass int32 straight on). It applies only when an interval analysis proves every one
     of those values fits int32: constants, sizes of static shapes, indices into static axes,
     casts from narrower types, and sums, products and moves of those. Values nothing bounds
     (a graph input, a data-dependent result) are left to int64-to-int32-unproven, which runs
@@ -29,13 +29,18 @@ class Int64ToInt32(FixPass):
 
     name = "int64-to-int32"
     stage = "repair"
-    answers = (FixLink("dtype-not-supported", when={"dtype": ("int64",)}, named=False),)
+    answers = (
+        FixLink("dtype-not-supported", when={"dtype": ("int64",)}, named=False),
+        # int64 that only the AI CPU kernel takes (the AI Core kernel's list, or what op_select_format offers)
+        FixLink("aicpu-fallback", when={"reason": ("dtype-not-on-ai-core",), "dtype": ("int64",)}, has=("input",),
+                named=False),
+    )
     safe = True
     tolerance = 0.0
     rtol = 0.0
 
     def wanted(self, findings) -> bool:
-        return _int64.wanted(findings)
+        return _int64.wanted(self.answered(findings))
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        return _int64.run_pass(model, ctx, require_proof=True)
+        return _int64.run_pass(model, ctx, self.answered(ctx.findings), require_proof=True)

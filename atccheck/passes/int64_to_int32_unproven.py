@@ -24,13 +24,18 @@ class Int64ToInt32Unproven(FixPass):
 
     name = "int64-to-int32-unproven"
     stage = "repair"
-    answers = (FixLink("dtype-not-supported", when={"dtype": ("int64",)}, named=False),)
+    answers = (
+        FixLink("dtype-not-supported", when={"dtype": ("int64",)}, named=False),
+        # int64 that only the AI CPU kernel takes (the AI Core kernel's list, or what op_select_format offers)
+        FixLink("aicpu-fallback", when={"reason": ("dtype-not-on-ai-core",), "dtype": ("int64",)}, has=("input",),
+                named=False),
+    )
     safe = False
     tolerance = 0.0
     rtol = 0.0
 
     def wanted(self, findings) -> bool:
-        return _int64.wanted(findings)
+        return _int64.wanted(self.answered(findings))
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        return _int64.run_pass(model, ctx, require_proof=False)
+        return _int64.run_pass(model, ctx, self.answered(ctx.findings), require_proof=False)

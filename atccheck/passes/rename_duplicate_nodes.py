@@ -23,7 +23,8 @@ class RenameDuplicateNodes(FixPass):
 
     name = "rename-duplicate-nodes"
     stage = "repair"
-    answers = (FixLink("duplicate-node-name"),)
+    # Not a collision with a name the parser gives an unnamed node: renaming named nodes cannot help there.
+    answers = (FixLink("duplicate-node-name", when={"parser_named": (False,)}),)
     safe = True
     tolerance = 0.0
     rtol = 0.0

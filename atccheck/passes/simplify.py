@@ -5,12 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atccheck.model.files import INLINE_LIMIT, approx_size, save_with_external_data
+from atccheck.model.weights import has_external
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,8 +32,11 @@ class Simplify(FixPass):
     Gather -> Concat -> Reshape`` chains over static shapes become constants and the inputs ATC
     requires constant (Resize sizes, Reshape shapes, Expand shapes) become initializers.
     Outputs without a shape field, which onnxsim refuses, get the inferred shape first.
-    onnxsim's own bookkeeping (``onnxsim.*`` metadata) is not kept. A model of 2 GiB or more goes
-    through a temporary file with external data, since protobuf cannot hold it in one message.
+    onnxsim's own bookkeeping (``onnxsim.*`` metadata) is not kept. A model whose weights stay in
+    external data files goes to onnxsim as a stub: its large initializers become typed graph
+    inputs, so onnxsim never reads them (it folds what the graph computes, not the weights), and
+    they come back as they were afterwards. Any other model of 2 GiB or more goes through a
+    temporary file with external data, since protobuf cannot hold it in one message.
     Exact up to float rounding of the folded arithmetic (fusions reassociate sums).
     """
 
@@ -62,15 +67,27 @@ class Simplify(FixPass):
         before = Counter(n.op_type for n in model.graph.node)
         threshold = int(ctx.options.get("simplify_file_route_bytes", FILE_ROUTE_BYTES))
         metadata = list(model.metadata_props)
+        work, stubbed = _stub_weights(model) if has_external(model) else (model, {})
+        data = None
         with _quiet():
-            if approx_size(model) >= threshold:
-                result = _simplify_through_files(model)
+            if approx_size(work) >= threshold:
+                result = _simplify_through_files(work)
             else:
-                result, _ = onnxsim.simplify(model, check_n=0, certify=False)
+                with _result_bytes() as captured:
+                    result, _ = onnxsim.simplify(work, check_n=0, certify=False)
+                data = captured[0] if len(captured) == 1 and not stubbed else None
         del result.metadata_props[:]
         result.metadata_props.extend(metadata)
+        if _keep_input_types(model, result):
+            data = None  # the bytes hold onnxsim's input types, not the model's
+        if data is not None:  # the same model: onnxsim's bytes with the metadata as the model had it
+            from atccheck.model.wire import replace_field
+
+            data = replace_field(data, METADATA_FIELD, [entry.SerializeToString() for entry in metadata])
         after = Counter(n.op_type for n in result.graph.node)
-        modified = before != after or _graph_changed(model, result)
+        modified = before != after or _graph_changed(work, result)
+        if stubbed:
+            _restore_weights(result, model, stubbed)
         notes = []
         if modified:
             removed = before - after
@@ -79,7 +96,100 @@ class Simplify(FixPass):
                 notes.append("removed " + ", ".join(f"{op} x{n}" for op, n in sorted(removed.items())))
             if added:
                 notes.append("added " + ", ".join(f"{op} x{n}" for op, n in sorted(added.items())))
-        return PassResult(result, modified, notes)
+        return PassResult(result, modified, notes, data=data if modified else None)
+
+
+# ModelProto.metadata_props
+METADATA_FIELD = 14
+_CAPTURING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _result_bytes() -> Iterator[list[bytes]]:
+    """The bytes onnxsim's core returns, kept as onnxsim parses them (``onnx.load_from_string``, on
+    this thread): fix hands them to onnxruntime and writes them, instead of serializing the parsed
+    model again (a tenth of a second per 100 MB). An onnxsim that parses otherwise leaves it empty."""
+    import onnx
+
+    captured: list[bytes] = []
+    thread = threading.get_ident()
+    with _CAPTURING:  # one at a time, so that each puts back the function it found
+        parse = onnx.load_from_string
+
+        def keep(data: Any, *args: Any, **kwargs: Any) -> Any:
+            if threading.get_ident() == thread and isinstance(data, bytes):
+                captured.append(data)
+            return parse(data, *args, **kwargs)
+
+        onnx.load_from_string = keep  # type: ignore[assignment]
+        try:
+            yield captured
+        finally:
+            onnx.load_from_string = parse
+
+
+def _stub_weights(model: "onnx.ModelProto") -> tuple["onnx.ModelProto", dict[str, bool]]:
+    """A copy whose external and large initializers are typed graph inputs, and their names (True:
+    the model lists it among its inputs too). The copy holds no weights."""
+    import onnx
+
+    from atccheck.model.shapes import SMALL_INITIALIZER_ELEMENTS
+    from atccheck.model.weights import is_external
+
+    stub = onnx.ModelProto()
+    stub.CopyFrom(model)  # the graph: external tensors hold no payload here
+    graph = stub.graph
+    listed = {vi.name for vi in graph.input}
+    stubbed: dict[str, bool] = {}
+    kept = []
+    for tensor in graph.initializer:
+        count = 1
+        for d in tensor.dims:
+            count *= d
+        if not is_external(tensor) and count <= SMALL_INITIALIZER_ELEMENTS:
+            kept.append(tensor)
+            continue
+        stubbed[tensor.name] = tensor.name in listed
+        if tensor.name not in listed:
+            vi = graph.input.add()
+            vi.name = tensor.name
+            vi.type.tensor_type.elem_type = tensor.data_type
+            shape = vi.type.tensor_type.shape
+            shape.SetInParent()
+            for d in tensor.dims:
+                shape.dim.add().dim_value = d
+    small = [onnx.TensorProto.FromString(t.SerializeToString()) for t in kept]
+    del graph.initializer[:]
+    graph.initializer.extend(small)
+    return stub, stubbed
+
+
+def _restore_weights(result: "onnx.ModelProto", model: "onnx.ModelProto", stubbed: dict[str, bool]) -> None:
+    """Put the stubbed initializers back (those the simplified graph still reads), as the model had them."""
+    from atccheck.model.graph import iter_nodes
+
+    used = {name for item in iter_nodes(result.graph) for name in item.node.input}
+    used.update(o.name for o in result.graph.output)
+    inputs = [vi for vi in result.graph.input if vi.name not in stubbed or stubbed[vi.name]]
+    if len(inputs) != len(result.graph.input):
+        kept = [type(vi).FromString(vi.SerializeToString()) for vi in inputs]
+        del result.graph.input[:]
+        result.graph.input.extend(kept)
+    result.graph.initializer.extend(t for t in model.graph.initializer if t.name in stubbed and t.name in used)
+
+
+def _keep_input_types(old: "onnx.ModelProto", new: "onnx.ModelProto") -> bool:
+    """Give the graph inputs back the types they had: onnxsim's symbolic inference may write its own dims into
+    them (a dim make-inputs-static fixed at 64 coming back as ``((batch*seq)//batch)``, one it left as ``seq`` as
+    ``unk__1``), and the model's interface is not simplify's to change."""
+    before = {i.name: i.type for i in old.graph.input}
+    changed = False
+    for value in new.graph.input:
+        kept = before.get(value.name)
+        if kept is not None and kept != value.type:
+            value.type.CopyFrom(kept)
+            changed = True
+    return changed
 
 
 def _graph_changed(old: "onnx.ModelProto", new: "onnx.ModelProto") -> bool:

@@ -32,7 +32,7 @@ class UnstrideLastAxisSlice(NodeRewrite):
     last axis's size W is not static (boxes after a data-dependent NMS), the columns are
     gathered instead: ``Gather(x, Range(min(start, W), min(end, W), k), axis=-1)`` with W read
     by Shape at run time (bounds counted from the end are then left, with a note). Negative
-    steps on the last axis (a reversal) are left as they are, with a note. Exact: elements are
+    steps on the last axis (a reversal) are reverse-last-axis's: their findings name it. Exact: elements are
     moved, never computed.
     """
 

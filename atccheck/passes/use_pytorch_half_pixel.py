@@ -21,8 +21,8 @@ class UsePytorchHalfPixel(NodeRewrite):
     length 1 (scale 1). So for a Resize an attr-out-of-range finding names this pass for,
     with static input and output shapes in which every axis has an output longer than 1 or
     keeps its length, the attribute is renamed; otherwise the node is left with a note.
-    No other coordinate mode has an equivalent (their findings say ``manual``). Exact: the
-    same coordinates are computed.
+    No other coordinate mode has an equivalent Resize: their findings name decompose-resize,
+    which rewrites the node into MatMul. Exact: the same coordinates are computed.
     """
 
     name = "use-pytorch-half-pixel"

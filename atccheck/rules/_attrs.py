@@ -153,7 +153,10 @@ def _fact_choice(node: NodeContext, fact: OpFact) -> tuple[str, ...] | None:
         return tuple(choices[str(rank)]) if rank is not None and str(rank) in choices else None
     if by == "attr":
         value, _ = effective_attr(node, params["attr"])
-        return tuple(choices[value]) if isinstance(value, str) and value in choices else None
+        if value is MISSING:
+            value = params.get("default", MISSING)  # the plugin's own default, where the opset has no such attribute
+        key = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+        return tuple(choices[key]) if key is not None and key in choices else None
     if by == "present":
         name = params["attr"]
         given = name in node.attrs or bool(_input_by_name(node, name))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from atccheck.context import NodeContext
 from atccheck.findings import Finding, Severity
-from atccheck.rules._attrs import MISSING, effective_attr, reaches_plugin, same_value, show, source_kind
+from atccheck.rules._attrs import MISSING, effective_attr, fact_applies, reaches_plugin, same_value, show, source_kind
+from atccheck.rules._plugin_conditions import evaluate
 from atccheck.rules.base import Rule, register
 from atccheck.tables import OpFact
 
@@ -30,7 +31,14 @@ class AttrIgnored(Rule):
     ``coordinate_transformation_mode`` other than align_corners, half_pixel,
     pytorch_half_pixel and asymmetric, both for ``mode=nearest``; the opset-18 Resize
     attributes ``antialias``, ``axes`` and ``keep_aspect_ratio_policy`` (logged as
-    unsupported). AveragePool ``auto_pad=SAME_LOWER`` (treated as SAME).
+    unsupported). AveragePool ``auto_pad=SAME_LOWER`` (treated as SAME). The facts read from
+    every parser plugin (``op_tables/curated/plugin_refusals.json``, kind ``ignored-attr``): a
+    value check as above, or a condition in the plugin-condition language (``params.condition``:
+    ArgMax/ArgMin keepdims re-inserting axis 1, the 2022 Resize computing half_pixel as
+    asymmetric, GRU/LSTM clip, layout and input_forget, RoiAlign mode, Mod fmod, MaxPool
+    SAME_LOWER and 2-D dilations, Unique's indices output, ...). A condition the model cannot
+    decide, a plugin whose outcome the source cannot tell, or a profile where the plugin may
+    not be released gives an info that says "unknown".
 
     ## Why
     ATC converts the model without an error, but the Ascend op computes with different
@@ -47,7 +55,9 @@ class AttrIgnored(Rule):
     ## Facts
     ``op_tables/op_facts.json`` kind ``ignored-attr``: the Gemm, Resize and AveragePool
     plugins of the 2022 canndev tree and of hicann/ops-nn (each entry names its plugin file),
-    and the published Gemm and Resize pages.
+    and the published Gemm and Resize pages; the plugin facts of
+    ``op_tables/curated/plugin_refusals.json`` (every plugin of dengguojie/vue-element-admin
+    @7d77ce32d and hicann/ops-nn, ops-math, ops-cv, with file and lines).
     """
 
     code = "AC303"
@@ -60,6 +70,14 @@ class AttrIgnored(Rule):
             return
         ctx = node.ctx
         for fact in ctx.tables.op_facts_for("ignored-attr", node.op_type, ctx.target.profile.id):
+            if not fact_applies(node, fact):
+                continue
+            params = fact.params or {}
+            if "condition" in params or params.get("evaluable") is False:
+                found = self._plugin_fact(node, fact, params)
+                if found is not None:
+                    yield found
+                continue
             if not self._condition_holds(node, fact):
                 continue
             value, present = effective_attr(node, fact.attr or "")
@@ -81,10 +99,52 @@ class AttrIgnored(Rule):
         value, _ = effective_attr(node, fact.when["attr"])
         return any(same_value(value, v) for v in fact.when["values"])
 
+    def _plugin_fact(self, node: NodeContext, fact: OpFact, params: Mapping[str, Any]) -> Finding | None:
+        """A plugin fact stated as a condition (op_tables/curated/plugin_refusals.json): a warning where it
+        holds, an info where the model or the source cannot tell."""
+        condition = params.get("condition")
+        verdict = evaluate(condition, node) if condition is not None else None
+        if verdict is False:
+            return None
+        profile = node.ctx.target.profile.id
+        if params.get("evaluable") is False:
+            unknown = "the source cannot tell what the converted model computes"
+        elif profile in params.get("unknown_profiles", ()):
+            unknown = params.get("profile_note", "unknown for this profile")
+        elif verdict is None:
+            unknown = "a fact the model does not carry (an input's rank or type) decides it"
+        else:
+            unknown = None
+        subject = node.op_type
+        value = None
+        if fact.attr:
+            value, present = effective_attr(node, fact.attr)
+            if value is not MISSING:
+                subject += f" {fact.attr}={show(value)}" + ("" if present else " (ONNX default)")
+        if unknown:
+            message = (f"{subject}: {fact.note} in CANN {profile}; unknown whether results differ from ONNX: "
+                       f"{unknown} [{source_kind(fact.source)}]")
+        else:
+            message = (f"{subject}: {fact.note} in CANN {profile}; the model converts but its results differ from "
+                       f"ONNX [{source_kind(fact.source)}]")
+        return self.finding(
+            node,
+            message,
+            hint=f"export {node.op_type} the way the plugin computes it as ONNX does, or verify the converted "
+            f"model's accuracy",
+            source=f"op_tables/op_facts.json ignored-attr {params.get('fact', '')}; {fact.source}",
+            severity=Severity.INFO if unknown else Severity(fact.severity),
+            data={"unverified": bool(unknown), "attr": fact.attr,
+                  "value": value if isinstance(value, (int, float, str, list)) else None,
+                  "fact": params.get("fact"), "profile": profile, "basis": source_kind(fact.source)},
+        )
+
     @staticmethod
     def _unverified(node: NodeContext, fact: OpFact) -> str | None:
         """The fact's note when the node's attributes are a combination the facts cannot judge."""
         params = fact.params or {}
+        if node.ctx.target.profile.id in params.get("unknown_profiles", ()):
+            return params.get("profile_note")
         for combo in params.get("unverified_when") or ():
             if all(same_value(effective_attr(node, attr)[0], want) for attr, want in combo.items()):
                 return params.get("unverified_note")

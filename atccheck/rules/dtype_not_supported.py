@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from atccheck.context import NodeContext
 from atccheck.domains import is_standard
 from atccheck.findings import NO_ACTION, Finding, Severity
 from atccheck.rules._attrs import ascend_ops, fact_applies, formal_input_names, reaches_plugin
+from atccheck.rules._placement import (
+    KernelView,
+    fp16_cast_dtypes,
+    fp16_casts,
+    judged_op,
+    kernel_source,
+    kernel_view,
+)
 from atccheck.rules.base import Rule, register
-from atccheck.tables import Kernel, OpSpec, SpecInput
+from atccheck.tables import OpSpec, SpecInput
 
 FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"
-
-
-@dataclass(frozen=True)
-class KernelView:
-    """What the kernel tables say about one dtype for the node's Ascend op."""
-
-    op: str
-    kernel: Kernel
-    aicore_accepts: bool | None  # None: no dtype list (op_select_format)
-    aicpu_accepts: bool | None  # None: AI CPU kernel without a dtype list
+# the verdicts that rest on the kernel tables of the op a fusion pass leaves
+KERNEL_FACTS = ("kernels", "select-format", "page+aicpu", "page+host-cpu", "page+no-aicpu")
 
 
 @register
@@ -32,19 +32,21 @@ class DtypeNotSupported(Rule):
     ## What it does
     For each input of a node (values computed at compile time are skipped: ATC folds
     them), compares the inferred dtype with the published page's dtype list and with the
-    kernel tables of the Ascend op the node becomes (AI Core dtype list, AI CPU kernel and
-    its dtypes), read together with ``--precision-mode``: under force_fp16 and the mixed
-    modes float32 compute is cast to float16, so a float16-only list accepts float32; under
-    must_keep_origin_dtype it does not. It is an error only when the facts say no kernel in
-    either engine takes the dtype, or a page says the precision mode rejects it; a warning
-    when only the page omits the dtype or only AI CPU takes it. Where the AI Core dtypes
-    are chosen by ``op_select_format`` (no list in the configs), a dtype the page omits is
-    judged by the AI CPU facts: a warning that it runs on AI CPU when an AI CPU kernel takes
-    it, an error when the op has no AI CPU kernel that does (a warning for profiles the 9.0
-    pages do not speak for, and a warning naming the host CPU kernel where the package
-    lists one). A dtype the page lists is not judged there: which engine takes it is
-    op_select_format's choice, which the configs do not record. A Cast to a dtype the page's output list omits (int64) is a
-    warning.
+    kernel tables of the Ascend op the node becomes (or the op a built-in graph fusion pass
+    leaves in its place: ScatterNdUpdate for TensorScatterUpdate, NonMaxSuppressionV7 for V6,
+    ...): the AI Core dtype list, the AI CPU kernel and its dtypes, read together with
+    ``--precision-mode``: under force_fp16 and the mixed modes float32 compute is cast to
+    float16, so a float16-only list accepts float32; under must_keep_origin_dtype it does not.
+    For ops whose config leaves the AI Core dtypes to ``op_select_format``, the list is what
+    that function offers on this chip for the node's shape kind (static or dynamic), and it
+    speaks for input 0 and the inputs that share its ONNX type. It is an error when the facts
+    say no kernel in either engine takes the dtype, or a page says the precision mode rejects
+    it; a warning or info when only the page omits the dtype. A dtype only the AI CPU kernel
+    takes is aicpu-fallback's (a warning there). Where op_select_format's answer could not be
+    read, a dtype the page omits is judged by the AI CPU facts: an error when the op has no AI
+    CPU kernel that takes it (a warning for profiles the 9.0 pages do not speak for, and a
+    warning naming the host CPU kernel where the package lists one). A Cast to a dtype the
+    page's output list omits (int64) is a warning.
 
     Shapes and values are those after constant folding at the given input shapes (the
     shape arithmetic of ``Shape -> Gather -> Div -> Unsqueeze -> Concat -> Reshape`` chains
@@ -54,12 +56,14 @@ class DtypeNotSupported(Rule):
 
     ## Why
     ATC needs a kernel for every op and dtype: without one it stops (EZ3003 'No supported
-    Ops kernel and engine are found'); with only an AI CPU one the op leaves AI Core. Pages
-    that omit a dtype leave the conversion to chance (an inserted Cast, or AI CPU).
+    Ops kernel and engine are found'). Pages that omit a dtype leave the conversion to chance
+    (an inserted Cast, or AI CPU).
 
     ## Example
     ``Conv`` with float32 input under ``--precision-mode must_keep_origin_dtype``: the
-    Conv page says fp32 is rejected in that mode.
+    Conv page says fp32 is rejected in that mode. ``Softmax`` with double input on Ascend310
+    (CANN 6.0): SoftmaxV2's op_select_format offers float16/float32 only and the 2022 configs
+    have no AI CPU SoftmaxV2.
 
     ## Fix
     Cast the input to a supported dtype at export time (or insert a Cast), or choose a
@@ -67,12 +71,17 @@ class DtypeNotSupported(Rule):
 
     ## Facts
     ``op_tables/op_spec.json`` (published pages: input and output dtypes);
-    ``op_tables/kernels.json`` (op-info and AI CPU configs per kernel family);
-    ``op_tables/op_facts.json`` kind ``origin-dtype-rejected`` (the pages' must_keep_origin_dtype
-    statements); ``atc_options.json`` --precision_mode meanings (``precision_fp16_casts``: the
-    dtypes a casting mode turns into float16) and ``--oo_constant_folding``
-    (default true: constant subgraphs are computed at compile time); the ``op_select_format``
-    flag (``dynamicFormat`` in the op-info configs of the CANN 8.1.RC1 package).
+    ``op_tables/kernels.json`` (op-info and AI CPU configs per kernel family; for
+    op_select_format ops ``aicore.select_format`` from ``op_tables/curated/op_select_format.json``:
+    the ``op_select_format`` functions of leideng/CANN-8.1.RC1
+    ``opp/built-in/op_impl/ai_core/tbe/impl/{,dynamic/}*.py``@551ed27c and dengguojie/vue-element-admin
+    ``ops/built-in/tbe/impl/{,dynamic/}*.py``@7d77ce32d per SoC family);
+    ``op_tables/op_facts.json`` kinds ``origin-dtype-rejected`` (the pages' must_keep_origin_dtype
+    statements) and ``fusion-pass`` (``op_tables/curated/fusion_passes.json``); ``atc_options.json``
+    --precision_mode meanings (``precision_fp16_casts``: the dtypes a casting mode turns into
+    float16) and ``--oo_constant_folding`` (default true: constant subgraphs are computed at
+    compile time); the ``op_select_format`` flag (``dynamicFormat`` in the op-info configs of the
+    CANN 8.1.RC1 package).
     """
 
     code = "AC304"
@@ -88,11 +97,12 @@ class DtypeNotSupported(Rule):
             return
         spec = ctx.tables.op_specs.get(node.op_type)
         ops = ascend_ops(node) if ctx.has_kernel_facts else None
-        kernel_op = ops[0] if ops and len(ops) == 1 else None
+        # the op a graph fusion pass leaves, where one fires (TensorScatterUpdate -> ScatterNdUpdate, ...)
+        kernel_op, fusion = judged_op(node, ops[0]) if ops and len(ops) == 1 else (None, None)
         kernel = ctx.kernel(kernel_op) if kernel_op else None
         names = formal_input_names(node.op_type, node.opset)
         latest = formal_input_names(node.op_type, max(node.opset or 1, 18))
-        casts = _fp16_casts(node)
+        casts = fp16_casts(node)
         outputs = [o for o in node.node.output if o]
         folds = bool(outputs) and all(ctx.is_foldable(o) for o in outputs)
         seen: dict[tuple[str, str], Finding] = {}
@@ -104,10 +114,18 @@ class DtypeNotSupported(Rule):
             if not dtype:
                 continue
             item = self._page_input(spec, names, latest, index)
-            view = self._kernel_view(kernel_op, kernel, dtype, casts) if kernel_op and kernel is not None else None
-            finding = self._judge(node, index, names, dtype, spec, item, view)
+            view = (kernel_view(node, kernel_op, kernel, index, dtype, casts)
+                    if kernel_op and kernel is not None else None)
+            finding = self._judge(node, index, names, dtype, spec, item, view, folds)
             if finding is None:
                 continue
+            if fusion is not None and fusion.fires and view is not None and finding.data.get("fact") in KERNEL_FACTS:
+                finding = dataclasses.replace(
+                    finding, message=f"{finding.message} (the graph fusion pass {fusion.pass_name} replaces "
+                                     f"{fusion.ascend_op} by {'+'.join(fusion.into)} before the engine is chosen)",
+                    source=f"{finding.source}; op_tables/op_facts.json fusion-pass {fusion.pass_name}: "
+                           f"{fusion.fact.source}",
+                    data={**finding.data, "fusion_pass": fusion.pass_name})
             key = (dtype, finding.data.get("fact", ""))
             if key in seen:
                 continue  # the same dtype judged the same way on another input: reported once
@@ -137,26 +155,12 @@ class DtypeNotSupported(Rule):
         allowed = set(allowed)
         if dtype in allowed:
             return True
-        return dtype in _fp16_casts(node) and "float16" in allowed
-
-    @staticmethod
-    def _kernel_view(op: str, kernel: Kernel, dtype: str, casts: frozenset[str]) -> KernelView:
-        if kernel.aicore:
-            listed = kernel.aicore_dtypes
-            core = None if listed is None else dtype in listed or (
-                dtype in casts and "float16" in listed)
-        else:
-            core = False
-        if not kernel.aicpu:
-            cpu: bool | None = False
-        elif kernel.aicpu_dtypes:
-            cpu = dtype in kernel.aicpu_dtypes
-        else:
-            cpu = None
-        return KernelView(op, kernel, core, cpu)
+        return dtype in fp16_casts(node) and "float16" in allowed
 
     def _judge(self, node: NodeContext, index: int, names: list[str], dtype: str, spec: OpSpec | None,
-               item: SpecInput | None, view: KernelView | None) -> Finding | None:
+               item: SpecInput | None, view: KernelView | None, folds: bool = False) -> Finding | None:
+        """The verdict on one input dtype. Where the AI CPU kernel takes a dtype the AI Core kernel does not,
+        aicpu-fallback reports the node; the verdict is kept here only for a node that folds (its info)."""
         ctx = node.ctx
         target = ctx.target
         formal = names[index] if index < len(names) else f"input {index}"
@@ -185,11 +189,14 @@ class DtypeNotSupported(Rule):
                 return None  # an AI Core kernel takes it: the source wins over a page that omits it
             if not view.kernel.aicore and view.aicpu_accepts is not False:
                 return None  # an AI-CPU-only op that takes the dtype: aicpu-fallback reports the op
-            core = view.kernel.aicore_dtypes if view.kernel.aicore else None
-            core_text = f"its AI Core kernel takes {'/'.join(core)}" if core else "it has no AI Core kernel"
+            if view.aicpu_accepts is not False and not folds:
+                return None  # only the AI CPU kernel takes it: aicpu-fallback reports the node
+            core = view.listed if view.kernel.aicore else None
+            core_text = (f"its AI Core kernel takes {'/'.join(core)}"
+                         + (" (what op_select_format offers on this chip)" if view.select_format else "")
+                         if core else "it has no AI Core kernel")
             where = f"{view.op} on {target.soc.name} ({view.kernel.family}, kernels of {view.kernel.release})"
-            source = (f"op_tables/kernels.json {view.kernel.release} {view.kernel.family} {view.op}; "
-                      f"{view.kernel.source}")
+            source = kernel_source(view)
             if view.aicpu_accepts is False and not view.kernel.host_cpu:
                 cpu_text = (f"its AI CPU kernel takes {'/'.join(view.kernel.aicpu_dtypes)}" if view.kernel.aicpu
                             else "it has no AI CPU kernel")
@@ -199,7 +206,8 @@ class DtypeNotSupported(Rule):
                     f"{dtype} (precision mode {mode}); ATC fails with EZ3003",
                     hint=f"cast the input to a dtype the kernel takes ({'/'.join(core or view.kernel.aicpu_dtypes)})",
                     source=source, severity=Severity.ERROR, atc_error="EZ3003",
-                    data=self._data(index, dtype, list(core or ()), "kernels", mode),
+                    data=self._data(index, dtype, list(core or ()), "select-format" if view.select_format
+                                    else "kernels", mode),
                 )
             if view.aicpu_accepts is not False:
                 return self.finding(
@@ -213,6 +221,8 @@ class DtypeNotSupported(Rule):
         # 3. the AI Core dtypes are chosen by op_select_format (no list): the page's list and the AI CPU
         # facts decide together
         if view is not None and view.kernel.aicore and view.aicore_accepts is None and page_ok is False:
+            if view.aicpu_accepts is not False and not folds:
+                return None  # the AI CPU kernel takes it: aicpu-fallback says what is known
             found = self._select_format(node, label, dtype, page or [], view, page_speaks, index)
             if found is not None:
                 return found
@@ -221,7 +231,7 @@ class DtypeNotSupported(Rule):
             severity = Severity.WARNING if page_speaks else Severity.INFO
             scope = "" if page_speaks else f" (the 9.0 pages do not speak for CANN {target.profile.id})"
             mode_note = (" and --precision_mode keeps float32 as float32" if target.precision_class == "origin"
-                         and dtype in _fp16_cast_dtypes(node) and "float16" in page else "")
+                         and dtype in fp16_cast_dtypes(node) and "float16" in page else "")
             return self.finding(
                 node,
                 f"{label}: the published page lists {'/'.join(page)}{mode_note}; ATC may insert a Cast or use "
@@ -316,14 +326,3 @@ class DtypeNotSupported(Rule):
     @staticmethod
     def _data(index: int, dtype: str, allowed: list[str] | None, fact: str, mode: str) -> dict:
         return {"input": index, "dtype": dtype, "allowed": allowed, "fact": fact, "precision_mode": mode}
-
-
-def _fp16_cast_dtypes(node: NodeContext) -> frozenset[str]:
-    """The dtypes a casting --precision_mode turns into float16 where an op lacks them
-    (atc_options.json precision_fp16_casts: float32 and bfloat16)."""
-    return frozenset(node.ctx.tables.atc_options_extra["precision_fp16_casts"]["dtypes"])
-
-
-def _fp16_casts(node: NodeContext) -> frozenset[str]:
-    """Those dtypes under the target's precision mode; none when must_keep_origin_dtype keeps them."""
-    return frozenset() if node.ctx.target.precision_class == "origin" else _fp16_cast_dtypes(node)

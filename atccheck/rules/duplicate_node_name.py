@@ -22,8 +22,10 @@ class DuplicateNodeName(Rule):
     initializer), named like the input. Fires once for each name that occurs more than
     once, on the second node that uses it (or on the node that takes a graph input's
     name). Nodes inside ``If``/``Loop`` subgraphs are not recorded by the pre-check and
-    are not compared. Unnamed nodes are skipped: ATC names them ``<OpType>_<n>``, but which
-    ``n`` it picks is not pinned down in the facts, so no collision with them is predicted.
+    are not compared. An unnamed node takes the name the parser gives it before the
+    pre-check: ``<OpType>_<k>``, ``k`` counting the graph's unnamed nodes in order from 0
+    (``parser_checks.json`` unnamed-node), so a node named ``Relu_0`` collides with the first
+    unnamed node when that one is a Relu.
 
     ## Why
     The pre-check flags a repeated name with cause code 9 ("The name is repeated in the
@@ -45,7 +47,8 @@ class DuplicateNodeName(Rule):
     cause code 9) and
     ``atc_error_codes.json`` E13009 (the 9.x code; the code older releases print is not in
     the facts); hicann/ge parser/parser/onnx/onnx_parser.cc (unnamed nodes get
-    ``<op_type>_<n>``).
+    ``<op_type>_<n>``); ``op_tables/parser_checks.json`` unnamed-node (``UpdateAllNodeName`` /
+    ``UpdateNodeNameAndOpType`` in the parsers of every era).
     """
 
     code = "AC106"
@@ -55,9 +58,18 @@ class DuplicateNodeName(Rule):
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         nodes: dict[str, list[GraphNode]] = {}
+        named_by_parser: set[int] = set()
+        unnamed = ctx.tables.parser_check("unnamed-node", ctx.target.profile.id)
+        count = 0
         for gnode in ctx.graph.nodes:
-            if gnode.graph == ROOT_GRAPH and gnode.node.name:
+            if gnode.graph != ROOT_GRAPH:
+                continue
+            if gnode.node.name:
                 nodes.setdefault(gnode.node.name, []).append(gnode)
+            elif unnamed is not None:
+                nodes.setdefault(f"{gnode.op_type}_{count}", []).append(gnode)
+                named_by_parser.add(id(gnode))
+                count += 1
         inputs = set(ctx.graph.real_inputs)
         for name, users in nodes.items():
             is_input = name in inputs
@@ -77,16 +89,24 @@ class DuplicateNodeName(Rule):
                     f"the name is used by {len(users)} root-graph nodes ({', '.join(op_types)}); "
                     "ATC's pre-check requires unique names"
                 )
+            renamed = [g for g in users if id(g) in named_by_parser]
+            if renamed:
+                message += (f"; {len(renamed)} of them {'is' if len(renamed) == 1 else 'are'} unnamed and take the "
+                            "name the parser gives unnamed nodes, <OpType>_<k> with k counting them in order")
             yield self.finding(
                 Location(graph=where.graph, node=name, op_type=where.op_type, domain=where.domain),
                 message,
-                hint="give every node a unique name ('atccheck fix' runs rename-duplicate-nodes)",
-                source=PRECHECK_SOURCE,
+                hint="give every node a unique name" if not renamed else
+                "name the unnamed nodes, or rename the node that takes their parser-given name",
+                fix_hint=None if renamed else "give every node a unique name ('atccheck fix' runs {pass_name})",
+                source=PRECHECK_SOURCE if not renamed else f"{PRECHECK_SOURCE}; {unnamed.source if unnamed else ''}",
                 atc_error="E13009",
                 data={
                     "name": name,
                     "occurrences": count,
                     "node_indices": [g.index for g in users],
                     "graph_input": is_input,
+                    "unnamed": [g.index for g in renamed],
+                    "parser_named": bool(renamed),  # a parser-given name: renaming the named nodes cannot help
                 },
             )

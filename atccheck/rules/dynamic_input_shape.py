@@ -214,23 +214,21 @@ def _gear_option(dynamic: list[DynamicInput]) -> str:
         return "--dynamic_dims"
     if all(item.axes == (0,) for item in dynamic):
         return "--dynamic_batch_size"
-    if all(len(item.dims) == 4 and set(item.axes) <= {2, 3} for item in dynamic):
-        return "--dynamic_image_size"
+    if all(len(item.dims) == 4 and set(item.axes) == {2, 3} for item in dynamic):
+        return "--dynamic_image_size"  # only when H and W both vary: its gears set both, never a fixed dim
     return "--dynamic_dims"
 
 
 def _gear_input_shape(
     ctx: CheckContext, dynamic: list[DynamicInput], static: dict[str, tuple[Dim, ...]], scalars: list[str]
 ) -> str:
-    """The whole --input_shape for gear mode: -1 on the gear axes, scalars as ``name:``."""
-    option = _gear_option(dynamic)
+    """The whole --input_shape for gear mode: -1 on the dynamic axes only (a fixed dim keeps its size), scalars
+    as ``name:``."""
     by_name = {item.name: item for item in dynamic}
     parts = []
     for name in ctx.graph.real_inputs:
         if name in by_name:
             item = by_name[name]
-            if option == "--dynamic_image_size":  # -1 exactly on H and W (E10019)
-                item = DynamicInput(item.name, item.dims, (2, 3))
             parts.append(item.gear_text())
         elif name in scalars:
             parts.append(f"{name}:")  # mandatory in gear mode

@@ -6,8 +6,11 @@ from collections.abc import Iterable
 
 from atccheck.context import CheckContext, NodeContext
 from atccheck.domains import is_standard
-from atccheck.findings import Finding, Severity
+from atccheck.findings import ROOT_GRAPH, Finding, Severity
+from atccheck.model import ascend_shapes
+from atccheck.model.schema import input_names
 from atccheck.rules.base import Rule, register
+from atccheck.tables import InferShapeFact
 
 RANGE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 without a gear option becomes a shape range)"
 EZ3002_SOURCE = "hicann/runtime@681ef7610:src/dfx/error_manager/error_code.json (EZ3002 'Dynamic shape is not supported on this chip!')"
@@ -39,6 +42,16 @@ class DynamicShapeUnsupported(Rule):
     dims ``--input-shape`` keeps dynamic with ``-1``. Custom-domain nodes, and outputs the
     ONNX inference knows nothing about, are not judged.
 
+    Shapes are ATC's, not only ONNX's: where Ascend's own infer-shape function gives an output
+    ONNX leaves data-dependent a static size (``op_tables/infer_shapes.json``: NonMaxSuppression
+    with a constant ``max_output_boxes_per_class`` under the 2022 op proto is
+    ``[min(B*C*max, B*C*S), 3]``), the output and every node after it are static and nothing is
+    reported (fixed-size-padded-output says what the padding means). Where that function needs a
+    constant and fails without one, the finding is an error on every chip; where the function
+    is not in the open sources (NonMaxSuppressionV6 in the 2026 line), or reads the value in a
+    way that leaves the result unknown (an int64 maximum of 2^31 or more, read as int32), the
+    finding is an info that says so.
+
     ## Why
     ATC compiles such a model as a dynamic-shape model (a lone ``-1`` without a gear option
     becomes a shape range). Ascend310 and Ascend310B* cannot compile dynamic shape: the
@@ -63,7 +76,11 @@ class DynamicShapeUnsupported(Rule):
     sources, hicann/runtime error_code.json. Gear mode and data-dependent shapes: hicann/ge
     compiler/graph/preprocess/multi_batch_options.cc (one static graph per gear). Which inputs give an op its output shape: ``op_facts.json`` kind
     ``shape-value-inputs``, from the ONNX operator spec (onnx/onnx docs/Operators.md); it is
-    ONNX semantics, not a CANN fact.
+    ONNX semantics, not a CANN fact. Ascend's infer-shape functions of the data-dependent ops
+    (NonMaxSuppressionV6, TopK, NonZero, Where, UniqueWithCountsAndSorting, SelectV2, ROIAlign),
+    per era, with the plugins that feed them: ``op_tables/infer_shapes.json``, from
+    ``op_tables/curated/infer_shapes.json`` (2022 ``ops/built-in/op_proto/*.cc``, 2026
+    ``op_host/*_infershape.cpp``, sources and lines in each entry).
     """
 
     code = "AC202"
@@ -105,9 +122,20 @@ class DynamicShapeUnsupported(Rule):
         if not is_standard(node.domain):
             return
         ctx = node.ctx
+        fact = ctx.tables.infer_shape(node.op_type, ctx.target.profile.id)
+        reading = None
+        if fact is not None:
+            known = ascend_shapes.Values(ctx.shapes, ctx.folded_values, ctx.graph.const_value)
+            reading = ascend_shapes.read(node.node, fact, known)
+            if reading.failed == "not-constant" and fact.otherwise == "infer-fails":
+                yield self._infer_fails(node, fact)
+                return
         reads = node.ctx.graph.reads(node.node)
         if not all(ctx.is_static(name) for name in reads):
             return  # downstream of an unknown shape, not its origin
+        broken = ctx.shapes.broken
+        if broken is not None and node.gnode.graph == ROOT_GRAPH and node.gnode.index == broken.index:
+            return  # its inputs do not fit it at these shapes: shape-mismatch's business
         unknown = []
         for index, name in enumerate(node.node.output):
             if not name:
@@ -118,6 +146,10 @@ class DynamicShapeUnsupported(Rule):
             if not info.is_static:
                 unknown.append((index, info.shape))
         if not unknown:
+            return
+        if reading is not None and (reading.failed == "out-of-range"
+                                    or (reading.fact.static == "unknown" and reading.failed is None)):
+            yield self._ascend_unknown(node, unknown, reading)
             return
         values = _value_inputs(node)
         if all(ctx.is_foldable(name) for name in values):
@@ -157,6 +189,42 @@ class DynamicShapeUnsupported(Rule):
             data=_data(unknown, values, True, node.ctx.target.soc.dynamic_shape),
         )
 
+    def _infer_fails(self, node: NodeContext, fact: InferShapeFact) -> Finding:
+        when = fact.when or {}
+        names = [_input_label(node, i) for i in when.get("constant_inputs", ())]
+        listed = ", ".join(names)
+        return self.finding(
+            node,
+            f"{node.op_type} becomes {fact.ascend_op}, whose infer-shape function in this CANN line sizes the output "
+            f"from the constant value of {listed} and fails when it is not a constant before run time (an absent "
+            "input included); ATC stops at shape inference on every chip",
+            hint=f"give {listed} as a constant (an initializer, or a value computable from constants and static "
+            "shapes)",
+            source=f"op_tables/infer_shapes.json; {fact.source}",
+            severity=Severity.ERROR,
+            data={"ascend_op": fact.ascend_op, "era": fact.era, "constant_inputs": names, "infer": "fails"},
+        )
+
+    def _ascend_unknown(self, node: NodeContext, unknown: list, reading: ascend_shapes.Reading) -> Finding:
+        fact = reading.fact
+        if reading.failed == "out-of-range":
+            bounds = (fact.when or {})["value_range"]
+            why = (f"{_input_label(node, bounds['input'])} is outside [{bounds['min']}, {bounds['max']}], which "
+                   f"{fact.ascend_op}'s infer-shape function reads as int32, so the shape it gives is unknown")
+        else:
+            why = f"{fact.ascend_op}'s infer-shape function for this CANN line is not in the open sources"
+        padding = f"; {fact.padding_note}" if fact.padding_note else ""
+        return self.finding(
+            node,
+            f"ONNX leaves {node.op_type}'s {_outputs_text(unknown)} data-dependent; whether ATC makes it static is "
+            f"unknown: {why}{padding}",
+            hint="convert it on a chip with dynamic-shape support to be safe, or move the op out of the model",
+            source=f"op_tables/infer_shapes.json; {fact.source}",
+            severity=Severity.INFO,
+            data={"ascend_op": fact.ascend_op, "era": fact.era, "infer": "unknown",
+                  "outputs": [{"index": i, "shape": _shape_list(shape)} for i, shape in unknown]},
+        )
+
     @staticmethod
     def _severity(ctx: CheckContext) -> Severity:
         return Severity.WARNING if ctx.target.soc.dynamic_shape else Severity.ERROR
@@ -175,6 +243,11 @@ def _value_inputs(node: NodeContext) -> list[str]:
         return reads
     indices = (facts[0].params or {})["inputs"]
     return [node.node.input[i] for i in indices if i < len(node.node.input) and node.node.input[i]]
+
+
+def _input_label(node: NodeContext, index: int) -> str:
+    names = input_names(node.op_type, node.opset) or []
+    return names[index] if index < len(names) else f"input {index}"
 
 
 def _data(unknown: list, values: list[str], foldable: bool, chip_dynamic: bool) -> dict:

@@ -35,7 +35,8 @@ class SliceStepOnLastAxis(Rule):
     ``atccheck fix`` (unstride-last-axis-slice, safe) keeps the other axes' steps, cuts the
     last axis to a contiguous range, reshapes it to ``[..., count, step]`` and takes column 0:
     the same elements, moved without arithmetic. It needs the last axis's size to be static
-    and a positive step.
+    and a positive step. A negative step (``torch.flip``; ``data["reverses"]``) is answered by
+    reverse-last-axis (safe): a Gather of the indices the step takes, on a static last axis.
 
     ## Facts
     ``op_tables/op_facts.json`` kind ``last-axis-step-one``: the shape constraint of the
@@ -72,5 +73,5 @@ class SliceStepOnLastAxis(Rule):
                         f"{node.op_type} steps by {step} along the last axis (axis {axis} of a rank-{rank} input); "
                         f"the published page says the {fact.note}",
                         Severity(fact.severity), "slice the last axis with step 1",
-                        {"axis": axis, "step": step, "rank": rank},
+                        {"axis": axis, "step": step, "rank": rank, "reverses": step < 0},
                     )

@@ -15,14 +15,18 @@ from atccheck.tables.schema import (
     AtcError,
     AtcOption,
     AttrLimit,
+    InferShapeFact,
     Kernel,
     Limit,
     OpFact,
     OpSpec,
+    ParserCheck,
+    PluginRefusal,
     Profile,
     Registration,
     RegistryView,
     Soc,
+    normalize_domain,
 )
 
 
@@ -85,6 +89,29 @@ class Tables:
     @cached_property
     def op_facts(self) -> tuple[OpFact, ...]:
         return loader.load_op_facts(self.docs)
+
+    @cached_property
+    def plugin_refusals(self) -> tuple[PluginRefusal, ...]:
+        return loader.load_plugin_refusals(self.docs)
+
+    @cached_property
+    def plugin_refusal_ops(self) -> frozenset[str]:
+        """The op types some plugin refusal names (any domain, any profile)."""
+        return frozenset(f.op for f in self.plugin_refusals)
+
+    def plugin_refusals_for(self, domain: str, op: str, profile: str) -> tuple[PluginRefusal, ...]:
+        """The refusals of a node's plugin that hold, or may hold, in this profile."""
+        key = (normalize_domain(domain), op, profile)
+        found = self._plugin_refusal_index.get(key)
+        if found is None:
+            found = self._plugin_refusal_index[key] = tuple(
+                f for f in self.plugin_refusals
+                if f.op == op and f.domain == key[0] and (profile in f.profiles or profile in f.unknown_profiles))
+        return found
+
+    @cached_property
+    def _plugin_refusal_index(self) -> dict[tuple[str, str, str], tuple[PluginRefusal, ...]]:
+        return {}
 
     @cached_property
     def limits(self) -> dict[str, Limit]:
@@ -159,6 +186,22 @@ class Tables:
     def has_kernel_facts(self, release: str, family: str) -> bool:
         """Whether the tables hold kernel configs of this family for this release."""
         return (release, family) in self._kernel_entries
+
+    @cached_property
+    def infer_shapes(self) -> dict[tuple[str, str], InferShapeFact]:
+        return loader.load_infer_shapes(self.docs)
+
+    def infer_shape(self, op: str, profile: str) -> InferShapeFact | None:
+        """How Ascend's infer-shape function sizes this (standard-domain) ONNX op's outputs in the profile."""
+        return self.infer_shapes.get((op, profile))
+
+    @cached_property
+    def parser_checks(self) -> dict[tuple[str, str], ParserCheck]:
+        return loader.load_parser_checks(self.docs)
+
+    def parser_check(self, check: str, profile: str) -> ParserCheck | None:
+        """What ATC's ONNX parser of the profile does on one graph-level condition (parser_checks.json)."""
+        return self.parser_checks.get((check, profile))
 
     def limit(self, name: str) -> int:
         return self.limits[name].value

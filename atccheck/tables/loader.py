@@ -17,10 +17,14 @@ from atccheck.tables.schema import (
     AtcError,
     AtcOption,
     AttrLimit,
+    InferredOutput,
+    InferShapeFact,
     Kernel,
     Limit,
     OpFact,
     OpSpec,
+    ParserCheck,
+    PluginRefusal,
     Profile,
     Registration,
     ReleaseLine,
@@ -29,13 +33,18 @@ from atccheck.tables.schema import (
 )
 
 TABLE_FILES = (
+    "aipp.json",
     "atc_errors.json",
     "atc_options.json",
     "attr_limits.json",
+    "command_files.json",
+    "infer_shapes.json",
     "kernels.json",
     "limits.json",
     "op_facts.json",
     "op_spec.json",
+    "parser_checks.json",
+    "plugin_refusals.json",
     "profiles.json",
     "registry.json",
     "socs.json",
@@ -234,6 +243,61 @@ def load_op_facts(docs: Docs) -> tuple[OpFact, ...]:
             source=e["source"],
         )
         for e in docs["op_facts.json"]["entries"]
+    )
+
+
+def load_infer_shapes(docs: Docs) -> dict[tuple[str, str], InferShapeFact]:
+    """Infer-shape facts by (ONNX op, profile)."""
+    found = {}
+    for e in docs["infer_shapes.json"]["entries"]:
+        fact = InferShapeFact(
+            op=e["op"], profiles=tuple(e["profiles"]), era=e["era"], ascend_op=e["ascend_op"], static=e["static"],
+            when=e.get("when"), otherwise=e.get("otherwise"), onnx_agrees=e["onnx_agrees"],
+            outputs=tuple(InferredOutput(o["index"], o["shape"], o["padding"], o["formula"]) for o in e["outputs"]),
+            padding_note=e.get("padding_note"), note=e["note"], source=e["source"],
+        )
+        for profile in fact.profiles:
+            found[(fact.op, profile)] = fact
+    return found
+
+
+def load_parser_checks(docs: Docs) -> dict[tuple[str, str], ParserCheck]:
+    """Parser checks by (check, profile)."""
+    found = {}
+    for e in docs["parser_checks.json"]["entries"]:
+        check = ParserCheck(
+            check=e["check"], profiles=tuple(e["profiles"]), verdict=e["verdict"], atc_error=e.get("atc_error"),
+            message=e.get("message"), condition=e["condition"],
+            dtypes=tuple(e["dtypes"]) if e.get("dtypes") is not None else None,
+            unknown_dtypes=tuple(e["unknown_dtypes"]) if e.get("unknown_dtypes") is not None else None,
+            source=e["source"],
+        )
+        for profile in check.profiles:
+            found[(check.check, profile)] = check
+    return found
+def load_plugin_refusals(docs: Docs) -> tuple[PluginRefusal, ...]:
+    return tuple(
+        PluginRefusal(
+            id=e["id"],
+            domain=e["domain"],
+            op=e["op"],
+            opsets=tuple(e["opsets"]),
+            check=e["check"],
+            stage=e["stage"],
+            atc_error=e["atc_error"],
+            condition=e["condition"],
+            evaluable=e["evaluable"],
+            message=e.get("message"),
+            channel=e["channel"],
+            profiles=tuple(e["profiles"]),
+            unknown_profiles=tuple(e["unknown_profiles"]),
+            covered=tuple(e.get("covered") or ()),
+            note=e.get("note"),
+            profile_basis=e["profile_basis"],
+            source=e["source"],
+            lines=(e["lines"][0], e["lines"][1]),
+        )
+        for e in docs["plugin_refusals.json"]["entries"]
     )
 
 

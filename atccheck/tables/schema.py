@@ -126,10 +126,22 @@ class Kernel:
 
     @property
     def aicore_dtypes(self) -> tuple[str, ...] | None:
-        """Input dtypes of the AI Core kernel; None when unknown (op_select_format) or no kernel."""
+        """Input dtypes of the AI Core kernel (static shapes); None when unknown (op_select_format) or no kernel."""
         if not self.aicore or self.aicore.get("dtypes") is None:
             return None
         return tuple(self.aicore["dtypes"])
+
+    @property
+    def select_format(self) -> Mapping[str, Any] | None:
+        """What the op's op_select_format offers on this family (curated), or None: the config lists the
+        dtypes itself, or the function was not read."""
+        return self.aicore.get("select_format") if self.aicore else None
+
+    def select_format_answer(self, dynamic: bool) -> Mapping[str, Any] | None:
+        """op_select_format's answer for static or dynamic input shapes: ``dtypes`` (of the data input),
+        or ``unknown`` (why the code does not answer), or ``no_kernel`` (no dynamic-shape kernel)."""
+        facts = self.select_format
+        return facts.get("dynamic" if dynamic else "static") if facts else None
 
 
 @dataclass(frozen=True)
@@ -209,7 +221,7 @@ class OpFact:
     kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite |
     # partitioned-call-member | check-supported-rejects | input-shape-required | negative-indices-rejected |
     # last-axis-step-one | pad-value-zero | hand-fixed-practice | pool-aicpu-graph | shape-value-inputs |
-    # axis-not-flattened; the kinds of op_tables/curated/op_facts.json are copied as they are
+    # axis-not-flattened | training-only-attr | infer-shape-check; the kinds of op_tables/curated/op_facts.json are copied as they are
     op: str
     attr: str | None
     profiles: tuple[str, ...]
@@ -221,6 +233,80 @@ class OpFact:
     severity: str
     note: str | None
     source: str
+
+
+@dataclass(frozen=True)
+class InferredOutput:
+    """One output of an Ascend infer-shape fact: its shape as an expression over the ONNX node, and the value
+    that fills the rows past the real result when the output is padded to a fixed size (None: not padded)."""
+
+    index: int
+    shape: Any  # see infer_shapes.json's description; None where the shape is a run-time length or unknown
+    padding: int | None
+    formula: str
+
+
+@dataclass(frozen=True)
+class InferShapeFact:
+    """How Ascend's own infer-shape function sizes a data-dependent ONNX op's outputs (infer_shapes.json)."""
+
+    op: str
+    profiles: tuple[str, ...]
+    era: str
+    ascend_op: str
+    static: str  # always | when | never | unknown
+    when: Mapping[str, Any] | None  # constant_inputs, value_range
+    otherwise: str | None  # dynamic | infer-fails | unknown: what the function does when ``when`` fails
+    onnx_agrees: bool
+    outputs: tuple[InferredOutput, ...]
+    padding_note: str | None
+    note: str
+    source: str
+
+
+@dataclass(frozen=True)
+class ParserCheck:
+    """A graph-level check of ATC's ONNX parser and what it does in some profiles (parser_checks.json)."""
+
+    check: str  # root-graph-without-input | graph-without-output | tensor-dtype-undefined | ...
+    profiles: tuple[str, ...]
+    verdict: str  # rejected | unread | constant | accepted | refused-by-loader
+    atc_error: str | None
+    message: str | None  # the parser's message, as ATC prints it
+    condition: str
+    dtypes: tuple[int, ...] | None  # tensor-dtype-undefined: the ONNX data types the parser maps
+    unknown_dtypes: tuple[int, ...] | None  # ... and those the sources bracketing the profile disagree on
+    source: str
+
+
+@dataclass(frozen=True)
+class PluginRefusal:
+    """A condition under which an ONNX parser plugin refuses a node (plugin_refusals.json).
+
+    ``condition`` is in the language of ``atccheck.rules._plugin_conditions`` (None: every node of
+    the op, for a fact that is not ``evaluable``). ``profiles``: where the refusal is known to
+    hold; ``unknown_profiles``: where the source cannot tell; ``covered``: profiles where another
+    rule already reports the same condition (left out of ``profiles``).
+    """
+
+    id: str
+    domain: str
+    op: str
+    opsets: tuple[int, ...]
+    check: str
+    stage: str  # parse-params | op-to-graph
+    atc_error: str
+    condition: Mapping[str, Any] | None
+    evaluable: bool
+    message: str | None
+    channel: str
+    profiles: tuple[str, ...]
+    unknown_profiles: tuple[str, ...]
+    covered: tuple[str, ...]
+    note: str | None
+    profile_basis: str  # why the fact holds, or is unknown, in its profiles
+    source: str
+    lines: tuple[int, int]
 
 
 @dataclass(frozen=True)

@@ -206,6 +206,31 @@ def test_commands_without_a_readable_model_skip_the_model_checks_and_say_so_once
     assert doc["suggested"] is None
 
 
+def test_a_model_path_is_looked_up_as_the_commands_other_files_are(scripted):
+    """--model, like an AIPP file, is found from the current directory first, then the script's folder."""
+    (Path.cwd() / "models").mkdir()
+    recognizer(Path.cwd() / "models" / "det.onnx")  # a different model at the same relative path, beside the run
+    result, doc = lint_json("--lint-file", scripted / "convert.sh")
+    assert [(f["code"], f["data"]["line"]) for f in doc["findings"] if f["severity"] == "error"] == [("AC515", 3)]
+    assert doc["suggested"]["argv"][2] == f"--model={Path.cwd() / 'models' / 'det.onnx'}"
+
+
+def test_one_judgement_keeps_the_users_values_and_other_flags(scripted):
+    """The suggestion writes its own flags from the user's values and appends the user's other flags;
+    a flag an error finding of the command names is left out (with a note when it is not one of its own)."""
+    (scripted / "aipp.cfg").write_text("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n}\n")
+    (scripted / "convert.sh").write_text(
+        "atc --framework=5 --model=models/det.onnx --output=out/det --soc_version=Ascend310P3 "
+        '--input_shape="images:1,3,320,320" --insert_op_conf=aipp.cfg --log=error --out_nodes="conv:0;"\n',
+        encoding="utf-8")
+    result, doc = lint_json("--lint-file", scripted / "convert.sh")
+    argv, notes = doc["suggested"]["argv"], doc["suggested"]["notes"]
+    assert "--output=out/det" in argv and '--input_shape=images:1,3,320,320' in argv
+    assert "--insert_op_conf=aipp.cfg" in argv and "--log=error" in argv
+    assert not any(word.startswith("--out_nodes") for word in argv)
+    assert any(note.startswith("--out_nodes left out") for note in notes)
+
+
 def test_model_is_still_required_without_lint_file(scripted):
     result = run("atc-cmd", "--lint", "atc --model=a.onnx --framework=5")
     assert result.exit_code == 2

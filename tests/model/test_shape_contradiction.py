@@ -57,9 +57,11 @@ def test_no_shapes_given_means_no_strict_check():
     assert infer_shapes(dense(["n", 785])).contradiction is None
 
 
-def test_a_gear_the_graph_cannot_take_is_reported():
-    with pytest.raises(UsageError, match="--dynamic_dims gear 785: .*'fc' \\(MatMul\\)"):
-        check(dense(["n", 784]), "Ascend310", input_shapes="x:1,-1", dynamic_dims="784;785")
+def test_a_gear_the_graph_cannot_take_is_an_error_naming_the_gear_and_the_node():
+    report = check(dense(["n", 784]), "Ascend310", input_shapes="x:1,-1", dynamic_dims="784;785")
+    found = [f for f in report.findings if f.name == "shape-mismatch"]
+    assert len(found) == 1 and found[0].location.node == "fc" and found[0].data["gears"] == ["785"]
+    assert "--dynamic_dims gear 785" in found[0].message
 
 
 def test_cli_exits_2_with_one_line(tmp_path, monkeypatch):
@@ -74,10 +76,17 @@ def test_cli_exits_2_with_one_line(tmp_path, monkeypatch):
 
 def test_declared_output_dims_are_recomputed_not_a_contradiction():
     """An exporter's [1, 16] output does not contradict a batch of 8: ATC recomputes output shapes."""
-    model = dense([1, 784])
+    model = dense(["n", 784])
+    model.graph.output[0].type.tensor_type.shape.dim[0].dim_value = 1
     before = model.SerializeToString()
     report = check(model, "Ascend310", input_shapes="x:8,784")
     assert report.context.shapes.get("y").shape == (8, 16)
     assert model.SerializeToString() == before
     geared = check(model, "Ascend310", input_shapes="x:-1,784", dynamic_batch="1,8")
     assert geared.atc_command.option("--dynamic_batch_size") == "1,8"
+
+
+def test_a_size_against_a_fixed_input_dim_is_refused_after_the_graph_had_its_say():
+    """The graph takes a batch of 8, but the model fixes it at 1: a usage error naming the dim, as fix gives."""
+    with pytest.raises(UsageError, match="input 'x' is given size 8 on axis 0, but the model fixes that dim at 1"):
+        check(dense([1, 784]), "Ascend310", input_shapes="x:8,784")

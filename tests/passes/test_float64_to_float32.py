@@ -72,7 +72,8 @@ def test_a_constant_beyond_float32_is_left_with_a_note():
     result = run_pass(Float64ToFloat32, model, unsafe=True)
     assert not result.modified and any("left as is" in n and "'big'" in n for n in result.notes)
     outcome = fix(model, soc="Ascend310P3", unsafe_fixes=True, write=False)
-    why = [r.why for r in outcome.remaining if r.finding.name == "dtype-not-supported"]
+    # op_select_format offers Mul no float64 on ascend310p and the AI CPU Mul takes it: aicpu-fallback
+    why = [r.why for r in outcome.remaining if r.finding.name in ("dtype-not-supported", "aicpu-fallback")]
     assert why and "float64-to-float32 ran but could not remove it" in why[0] and "'big'" in why[0]
 
 
@@ -87,3 +88,18 @@ def test_a_float64_conv_onnxruntime_cannot_load_is_compared_through_the_referenc
     assert step.status is PassStatus.APPLIED and step.verification == "tested"
     assert outcome.verification.status == "verified" and "reference evaluator" in outcome.verification.reason
     assert outcome.runtime_error is None and not outcome.fails()
+
+
+def test_it_runs_for_float64_only_the_aicpu_kernel_takes():
+    # op_select_format.json cann-8.1.RC1 ascend310p Add: no double on AI Core; the AI CPU Add takes it, so
+    # aicpu-fallback (not dtype-not-supported) reports the node, and its dtype finding makes this pass run.
+    nodes = [helper.make_node("Add", ["x", "k"], ["y"], name="add")]
+    model = make_model(nodes, [tensor_input("x", [2, 3], D)], [tensor_input("y", [2, 3], D)],
+                       [init("k", np.ones((2, 3), np.float64))], opset=13)
+    [finding] = [f for f in check(model, "Ascend310P3").findings if f.name == "aicpu-fallback"]
+    assert finding.data["reason"] == "dtype-not-on-ai-core" and finding.data["dtype"] == "float64"
+    assert Float64ToFloat32().answered([finding]) == [finding] and not float64_findings(model)
+    outcome = fix(model, soc="Ascend310P3", unsafe_fixes=True, write=False)
+    step = [p for p in outcome.passes if p.name == "float64-to-float32"][0]
+    assert step.status is PassStatus.APPLIED
+    assert not [f for f in check(outcome.model, "Ascend310P3").findings if f.name == "aicpu-fallback"]

@@ -37,6 +37,6 @@ def test_an_axis_resized_to_one_is_left_with_a_note():
     assert not result.modified and "length 1" in result.notes[0]
 
 
-def test_modes_without_an_equivalent_say_manual():
+def test_modes_without_an_equivalent_resize_name_decompose_resize():
     [finding] = findings(resize_model([1, 2, 6, 8, 10], coordinates="asymmetric"))
-    assert finding.fix.pass_name == "manual"
+    assert finding.fix.pass_name == "decompose-resize"

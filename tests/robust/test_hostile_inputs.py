@@ -102,7 +102,14 @@ def test_verification_of_an_endless_model_times_out(tmp_path, monkeypatch):
     onnx.save(endless_layer_norm_model(), str(path))
     outcome = fix(str(path), soc="Ascend310P3", cann="6.0")  # LayerNormalization needs a rewrite there
     assert outcome.verification.status == "unverified"
-    assert outcome.verification.reason.startswith("timed out")
+    assert outcome.verification.timeout_s == 1.0
+    assert outcome.to_dict()["verification"]["reference_timeout_s"] == 1.0
+    # one line says the original's run hit the time limit, and which limit
+    from atccheck.emit import fix_renderer
+
+    lines = [line for line in fix_renderer("text")(outcome).splitlines() if "time limit" in line]
+    assert lines == ["verification: unverified: the original model's reference run hit the time limit of 1 s "
+                     "(a loop without an end?), so outputs were not compared; onnx.checker passed every step"]
 
 
 def test_random_inputs_beyond_reason_are_not_made():

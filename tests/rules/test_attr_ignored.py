@@ -13,9 +13,11 @@ def found(report):
     return [f for f in report.findings if f.name == NAME]
 
 
-def gemm(**attrs):
-    b = init("b", np.zeros((4, 5), dtype=np.float32))
-    return single_op_model("Gemm", [[3, 4]], [3, 5], opset=13, initializers=[b], **attrs)
+def gemm(with_c=False, **attrs):
+    inits = [init("b", np.zeros((4, 5), dtype=np.float32))]
+    if with_c:
+        inits.append(init("c", np.zeros((5,), dtype=np.float32)))
+    return single_op_model("Gemm", [[3, 4]], [3, 5], opset=13, initializers=inits, **attrs)
 
 
 def test_gemm_alpha_ignored_by_the_2022_plugin():
@@ -29,7 +31,10 @@ def test_gemm_alpha_beta_per_era():
     on_page = found(check(model, soc="Ascend910B3", cann="8.0"))
     assert {f.data["attr"] for f in on_page} == {"alpha", "beta"}
     assert all(f.data["basis"] == "published page" for f in on_page)
-    assert found(check(model, soc="Ascend910B3", cann="9.0")) == []  # the 9.x plugin applies them
+    # the 9.x plugin applies alpha and beta with Muls on its three-input path only
+    assert found(check(gemm(with_c=True, alpha=0.5, beta=0.25), soc="Ascend910B3", cann="9.0")) == []
+    [two_inputs] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert two_inputs.data["attr"] == "alpha" and two_inputs.data["fact"] == "2026/gemm/Gemm/alpha-two-inputs"
     assert found(check(gemm(alpha=1.0), soc="Ascend310P3", cann="6.0")) == []
 
 

@@ -42,6 +42,10 @@ def test_default_attribute_value_is_checked_for_enum_limits():
     assert f.data["value"] == "cubic"
     # The 9.x plugin maps cubic to Resize: the page limit is superseded there.
     assert found(check(resize(mode="cubic"), soc="Ascend910B3", cann="9.0")) == []
+    # The 2022 plugin refuses cubic while expanding the node into a graph, which the parser reports as
+    # E19999; only a ParseParams failure is E11010.
+    [f] = found(check(resize(mode="cubic"), soc="Ascend310", cann="6.0"))
+    assert f.data["value"] == "cubic" and f.atc_error == "E19999"
 
 
 def test_rank_bound_limit_only_applies_to_that_rank():
@@ -86,7 +90,10 @@ def test_a_value_no_pass_can_rewrite_says_manual():
     model = make_model([resize], [tensor_input("x", [1, 2, 3, 4, 5])], [tensor_input("y", [1, 2, 6, 8, 10])],
                        [init("sizes", np.array([1, 2, 6, 8, 10], np.int64))])
     [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
-    assert f.fix.pass_name == "manual" and "export Resize" in f.hint
+    assert f.fix.pass_name == "decompose-resize" and "atccheck fix" in f.hint  # named; a resized depth it leaves with a note
+    model = single_op_model("MaxPool", [[1, 2, 4, 4]], None, opset=12, kernel_shape=[2, 2], storage_order=1)
+    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
+    assert f.fix.pass_name == "manual" and "export MaxPool" in f.hint
 
 
 def test_nothing_for_profiles_the_limit_does_not_cover():

@@ -37,26 +37,24 @@ def test_no_kernel_in_either_engine_is_an_error():
     assert f.severity.value == "error" and f.atc_error == "EZ3003" and f.data["dtype"] == "uint32"
 
 
-def test_dtype_only_the_aicpu_kernel_takes_is_a_warning_reported_once_per_node():
+def test_dtype_only_the_aicpu_kernel_takes_is_left_to_aicpu_fallback():
     model = make_model([helper.make_node("Greater", ["a", "b"], ["y"])],
                        [tensor_input("a", [2, 3], TensorProto.INT16), tensor_input("b", [2, 3], TensorProto.INT16)],
                        [helper.make_tensor_value_info("y", TensorProto.BOOL, [2, 3])], opset=13)
-    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
-    assert f.severity.value == "warning" and f.data["fact"] == "kernels:aicpu"
+    report = check(model, soc="Ascend910B3", cann="9.0")
+    assert found(report) == []
+    [f] = [f for f in report.findings if f.name == "aicpu-fallback"]
+    assert f.data["reason"] == "dtype-not-on-ai-core" and f.data["fact"] == "config" and f.data["dtypes"] == ["int16"]
 
 
 def test_page_only_omission_is_a_warning_in_the_page_era_and_info_before():
     model = single_op_model("Div", [[2, 3], [2, 3]], [2, 3], opset=13, elem_type=TensorProto.INT8)
-    [f] = found(check(model, soc="Ascend910B3", cann="9.0"))
-    # RealDiv's AI Core dtypes are op_select_format's (no list); its AI CPU kernel takes int8: the page's omission
-    # and the AI CPU facts together say it runs on AI CPU.
-    assert f.severity.value == "warning" and f.data["fact"] == "page+aicpu"
+    # RealDiv's AI Core dtypes are op_select_format's: on ascend910b it offers no int8, the AI CPU kernel takes it,
+    # so aicpu-fallback reports the node and this rule says nothing.
+    assert found(check(model, soc="Ascend910B3", cann="9.0")) == []
     # CANN 6.0 on a family the 2022 kernel configs lack: only the 9.0 page speaks, as an info.
     [old] = found(check(model, soc="Ascend910_9392", cann="6.0"))
     assert old.severity.value == "info" and old.data["fact"] == "page"
-    # Where the kernel tables know the op, they decide: the 2022 RealDiv AI Core kernel lacks int8.
-    [kernel] = found(check(model, soc="Ascend310P3", cann="6.0"))
-    assert kernel.data["fact"] == "kernels:aicpu"
 
 
 def test_kernel_list_wins_over_a_page_that_omits_the_dtype():
@@ -111,27 +109,35 @@ def float64_conv():
                       [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)], [w], opset=13)
 
 
-def test_op_select_format_op_without_aicpu_kernel_is_an_error_for_a_dtype_the_page_omits():
-    # kernels.json cann-8.1.RC1 ascend310p Conv2D: AI Core dtypes by op_select_format, aicpu false; the 9.0 Conv
-    # page lists float16/float32 only: nowhere to place float64 (EZ3003).
+def test_a_dtype_op_select_format_does_not_offer_and_no_aicpu_kernel_takes_is_an_error():
+    # op_tables/curated/op_select_format.json cann-8.1.RC1 ascend310p Conv2D (impl/conv2d.py op_select_format):
+    # float16/int8; kernels.json: no AI CPU Conv2D. float64 has no engine (EZ3003), in every profile the
+    # kernels speak for.
     [f] = found(check(float64_conv(), soc="Ascend310P3", cann="8.0"))
-    assert f.severity.value == "error" and f.atc_error == "EZ3003" and f.data["fact"] == "page+no-aicpu"
-    # CANN 6.0: the 9.0 page does not speak for that release, so the same facts give a warning.
-    [old] = found(check(float64_conv(), soc="Ascend310", cann="6.0"))
-    assert old.severity.value == "warning" and old.data["fact"] == "page+no-aicpu"
+    assert f.severity.value == "error" and f.atc_error == "EZ3003" and f.data["fact"] == "select-format"
+    assert "op_select_format" in f.message and "curated/op_select_format.json" in f.source
+    # canndev-2022-06 ascend310 SoftmaxV2: float16/float32 on AI Core, no AI CPU kernel.
+    model = single_op_model("Softmax", [[2, 3]], [2, 3], opset=13, elem_type=TensorProto.DOUBLE)
+    [old] = found(check(model, soc="Ascend310", cann="6.0"))
+    assert old.severity.value == "error" and old.data["fact"] == "select-format"
 
 
-def test_op_select_format_op_with_aicpu_kernel_warns_that_it_runs_on_aicpu():
-    # kernels.json cann-8.1.RC1 ascend310p Add: op_select_format, AI CPU kernel takes uint16; the Add page omits uint16.
-    model = single_op_model("Add", [[2, 3], [2, 3]], [2, 3], opset=13, elem_type=TensorProto.UINT16)
-    [f] = found(check(model, soc="Ascend310P3", cann="8.0"))
-    assert f.severity.value == "warning" and f.data["fact"] == "page+aicpu" and "runs on AI CPU" in f.message
-
-
-def test_a_dtype_the_page_lists_on_an_op_select_format_op_is_not_judged():
-    # The Add page lists double; which engine takes it is op_select_format's choice, which the configs do not record.
+def test_an_op_select_format_answer_decides_before_the_page():
+    # The Add page lists double; op_select_format on ascend310p offers no double and the AI CPU Add takes it:
+    # aicpu-fallback says so, this rule does not.
     model = single_op_model("Add", [[2, 3], [2, 3]], [2, 3], opset=13, elem_type=TensorProto.DOUBLE)
-    assert found(check(model, soc="Ascend310P3", cann="8.0")) == []
+    report = check(model, soc="Ascend310P3", cann="8.0")
+    assert found(report) == []
+    assert [f.data["reason"] for f in report.findings if f.name == "aicpu-fallback"] == ["dtype-not-on-ai-core"]
+
+
+def test_an_unread_op_select_format_answer_still_errs_where_the_page_omits_and_no_engine_is_left():
+    # op_select_format.json canndev-2022-06 ascend310 SpaceToDepth: unknown (the dynamic impl the config
+    # selects has no op_select_format); no AI CPU SpaceToDepth in the 2022 configs; the page omits int64.
+    model = single_op_model("SpaceToDepth", [[1, 4, 4, 4]], [1, 16, 2, 2], opset=13, elem_type=TensorProto.INT64,
+                            blocksize=2)
+    [f] = found(check(model, soc="Ascend310", cann="6.0"))
+    assert f.data["fact"] == "page+no-aicpu" and f.severity.value == "warning"
 
 
 def test_resize_sizes_computed_from_a_folded_shape_are_not_judged():
@@ -156,14 +162,28 @@ def test_resize_sizes_computed_from_a_folded_shape_are_not_judged():
 
 
 def test_bool_concat_judged_on_concatd():
-    # op_facts.json partitioned-call-member Concat -> ConcatD; kernels.json: ConcatD op_select_format, no AI CPU
-    # kernel; the Concat page omits bool. 2022 kernels (6.0): nowhere to place it (a warning: the 9.0 page does not
-    # speak for 6.0); 8.1.RC1 lists a host CPU ConcatD kernel, so a warning that names it.
+    # op_facts.json partitioned-call-member Concat -> ConcatD; op_select_format.json: ConcatD's op_select_format
+    # offers bool on ascend310 (2022) and ascend310p (8.1.RC1): the source wins over the Concat page, which
+    # omits bool.
     model = single_op_model("Concat", [[2, 3], [2, 3]], [4, 3], opset=13, elem_type=TensorProto.BOOL, axis=0)
-    [old] = found(check(model, soc="Ascend310", cann="6.0"))
-    assert old.data["fact"] == "page+no-aicpu" and "ConcatD" in old.message
-    [new] = found(check(model, soc="Ascend310P3", cann="8.0"))
-    assert new.severity.value == "warning" and new.data["fact"] == "page+host-cpu"
+    assert found(check(model, soc="Ascend310", cann="6.0")) == []
+    assert found(check(model, soc="Ascend310P3", cann="8.0")) == []
+
+
+def test_force_fp16_casts_float32_where_op_select_format_offers_float16_only():
+    # op_select_format.json cann-8.1.RC1 ascend310p MatMulV2, dynamic shapes (impl/dynamic/mat_mul.py): float16
+    # only. force_fp16 casts float32 to it; must_keep_origin_dtype leaves float32, which no engine takes.
+    model = make_model([helper.make_node("Gemm", ["a", "b"], ["y"])],
+                       [tensor_input("a", ["N", 8]), tensor_input("b", [8, 4])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], opset=13)
+    assert found(check(model, soc="Ascend310P3", cann="8.0")) == []
+    [f] = found(check(model, soc="Ascend310P3", cann="8.0", precision_mode="must_keep_origin_dtype"))
+    assert f.severity.value == "error" and f.data["fact"] == "select-format" and f.data["allowed"] == ["float16"]
+    # static shapes: impl/mat_mul.py offers float32 too
+    static = make_model([helper.make_node("Gemm", ["a", "b"], ["y"])], [tensor_input("a", [2, 8]),
+                                                                         tensor_input("b", [8, 4])],
+                        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], opset=13)
+    assert found(check(static, soc="Ascend310P3", cann="8.0", precision_mode="must_keep_origin_dtype")) == []
 
 
 def test_a_casting_precision_mode_lets_float32_reach_a_float16_only_page():
@@ -172,3 +192,16 @@ def test_a_casting_precision_mode_lets_float32_reach_a_float16_only_page():
     assert found(check(model, soc="Ascend310", cann="9.0", precision_mode="force_fp16")) == []
     [f] = found(check(model, soc="Ascend310", cann="9.0", precision_mode="must_keep_origin_dtype"))
     assert f.severity.value == "warning" and "--precision_mode keeps float32 as float32" in f.message
+
+
+def test_the_op_a_fusion_pass_leaves_is_judged():
+    # registry.json canndev-2022: ScatterND becomes TensorScatterUpdate; fusion_passes.json: the 2022
+    # TensorScatterUpdateFusionPass replaces it by TensorMove + ScatterNdUpdate unconditionally; kernels.json
+    # canndev-2022-06 ascend310: the ScatterNdUpdate AI Core kernel takes no uint8 and there is no AI CPU one.
+    node = helper.make_node("ScatterND", ["x", "i", "u"], ["y"])
+    model = make_model([node], [tensor_input("x", [4, 4], TensorProto.UINT8), tensor_input("i", [2, 1], TensorProto.INT64),
+                                tensor_input("u", [2, 4], TensorProto.UINT8)],
+                       [helper.make_tensor_value_info("y", TensorProto.UINT8, [4, 4])], opset=13)
+    [f] = found(check(model, soc="Ascend310", cann="6.0"))
+    assert f.severity.value == "error" and f.data["fusion_pass"] == "TensorScatterUpdateFusionPass"
+    assert "ScatterNdUpdate on Ascend310" in f.message

@@ -65,3 +65,13 @@ def test_subgraph_nodes_are_not_compared():
     ]
     model = make_model(nodes, [tensor_input("c", [], 9), tensor_input("x", [1, 4])], [tensor_input("z", [1, 4])])
     assert findings(check(model, soc="Ascend310P3", cann="8.0")) == []
+
+
+def test_unnamed_node_takes_the_name_the_parser_gives_it():
+    """The parser names unnamed nodes <OpType>_<k>, k counting the unnamed nodes (parser_checks.json)."""
+    model = chain(["", "Relu_1", "", "Relu_0"])
+    found = findings(check(model, soc="Ascend310", cann="6.0"))
+    assert sorted(f.location.node for f in found) == ["Relu_0", "Relu_1"]
+    by_name = {f.data["name"]: f for f in found}
+    assert by_name["Relu_0"].data["unnamed"] == [0] and by_name["Relu_1"].data["unnamed"] == [2]
+    assert "<OpType>_<k>" in by_name["Relu_0"].message and by_name["Relu_0"].fix.pass_name == "manual"

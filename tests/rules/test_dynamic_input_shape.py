@@ -52,7 +52,7 @@ def test_unset_dims_and_negative_dim_values_count_as_dynamic():
     [
         (["n", 3, 224, 224], "--dynamic_batch_size"),
         ([1, 3, "h", "w"], "--dynamic_image_size"),
-        ([1, 3, "h", 224], "--dynamic_image_size"),
+        ([1, 3, "h", 224], "--dynamic_dims"),  # image-size gears would change the fixed W
         (["n", "seq"], "--dynamic_dims"),
         (["n", 3, "h", "w"], "--dynamic_dims"),
     ],
@@ -65,6 +65,17 @@ def test_gear_alternative_matches_the_dynamic_axes(shape, option):
         assert f.data["gear_input_shape"] == "x:1,3,-1,-1"  # -1 exactly on H and W (E10019)
     if option == "--dynamic_dims":
         assert "--input_format=ND" in f.hint
+
+
+def test_gear_hints_never_change_a_fixed_dim():
+    """An OCR line image [1,1,64,W]: gears on W alone, H stays 64 (not --dynamic_image_size "224,224;448,448")."""
+    f = findings(check(relu_model([1, 1, 64, "W"]), soc="Ascend310"))[0]
+    assert f.data["gear_option"] == "--dynamic_dims" and "--dynamic_image_size" not in f.hint
+    assert f.data["gear_input_shape"] == "x:1,1,64,-1"
+    assert all(len(gear.split(",")) == 1 for gear in f.data["gear_values"].split(";"))
+    report = check(relu_model([1, 1, 64, "W"]), soc="Ascend310", input_shapes=f.data["gear_input_shape"],
+                   dynamic_dims=f.data["gear_values"])  # the hint, as a user pastes it
+    assert [x for x in report.findings if x.severity.value == "error"] == []
 
 
 def test_one_gear_mechanism_for_all_inputs_and_scalars_listed():

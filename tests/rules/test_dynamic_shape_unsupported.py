@@ -5,7 +5,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from atccheck.api import check
-from builders import heads_model, init, make_model, tensor_input
+from builders import heads_model, init, make_model, nms_model, tensor_input
 
 INT64 = TensorProto.INT64
 
@@ -147,3 +147,73 @@ def test_if_on_a_run_time_condition_in_a_real_model(shared_models):
 def test_static_model_is_clean(shared_models):
     report = check(shared_models / "mtcnn_onet.onnx", soc="Ascend310", input_shapes="input_3:1,48,48,3")
     assert findings(report) == []
+
+
+# --------------------------------------------------------------------------- Ascend's own infer-shape functions
+
+
+@pytest.mark.parametrize("cann", ["5.0", "6.0"])
+def test_nms_with_a_constant_maximum_is_static_under_the_2022_op_proto(cann):
+    """NonMaxSuppressionV6InferShape (nn_detect_ops.cc, 2022) sizes the output [min(B*C*max, B*C*S), 3]."""
+    report = check(nms_model(10, gather=True), soc="Ascend310", cann=cann)
+    assert findings(report) == []
+    shapes = report.context.shapes
+    assert shapes.get("selected").shape == (30, 3)
+    assert shapes.get("picked").shape == (1, 30, 4)  # the nodes after it are static too
+
+
+def test_nms_rows_are_capped_at_the_score_count():
+    report = check(nms_model(500, boxes=100), soc="Ascend310", cann="6.0")
+    assert report.context.shapes.get("selected").shape == (300, 3)  # B*C*S = 300 < B*C*500
+
+
+def test_nms_maximum_computed_from_a_shape_is_a_constant_to_atc():
+    model = nms_model(None)
+    model.graph.node[0].input.append("max_out")
+    model.graph.node.insert(0, helper.make_node("Shape", ["boxes"], ["bs"]))
+    model.graph.node.insert(1, helper.make_node("Gather", ["bs", "one"], ["max_out"], axis=0))
+    model.graph.initializer.append(init("one", np.array([1], np.int64)))
+    report = check(model, soc="Ascend310", cann="6.0")
+    assert findings(report) == [] and report.context.shapes.get("selected").shape == (300, 3)
+
+
+@pytest.mark.parametrize("soc", ["Ascend310", "Ascend310P3"])
+@pytest.mark.parametrize("kind", ["runtime", "absent"])
+def test_nms_without_a_constant_maximum_fails_the_2022_infer_function_on_every_chip(soc, kind):
+    model = nms_model(runtime=True) if kind == "runtime" else nms_model(None)
+    [f] = findings(check(model, soc=soc, cann="6.0"))
+    assert f.severity.value == "error" and f.data["infer"] == "fails"
+    assert "max_output_boxes_per_class" in f.message and "nn_detect_ops.cc" in f.source
+
+
+def test_nms_without_a_constant_maximum_stays_dynamic_where_the_function_is_unknown():
+    [f] = findings(check(nms_model(runtime=True), soc="Ascend310", cann="9.0"))
+    assert f.severity.value == "error" and f.atc_error == "EZ3002"
+
+
+@pytest.mark.parametrize("cann", ["8.0", "9.0"])
+def test_nms_with_a_constant_maximum_is_unknown_where_the_infer_function_is_not_public(cann):
+    [f] = findings(check(nms_model(10), soc="Ascend310", cann=cann))
+    assert f.severity.value == "info" and f.data["infer"] == "unknown" and "-1" in f.message
+
+
+def test_nms_maximum_beyond_int32_is_unknown_under_the_2022_function():
+    """torchvision exports sys.maxsize; the 2022 function reads the constant as int32."""
+    [f] = findings(check(nms_model(2**63 - 1), soc="Ascend310", cann="6.0"))
+    assert f.severity.value == "info" and "int32" in f.message
+
+
+@pytest.mark.parametrize("cann", ["5.0", "6.0", "8.0", "9.0"])
+def test_nonzero_stays_data_dependent_in_every_profile(cann):
+    found = findings(check(nonzero_model(), soc="Ascend310", cann=cann))
+    assert [(f.location.node, f.severity.value) for f in found] == [("nonzero", "error")]
+
+
+def test_topk_with_k_computed_from_a_shape_is_static():
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Gather", ["s", "i1"], ["n"], axis=0),
+             helper.make_node("Div", ["n", "two"], ["k"]),
+             helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk")]
+    inits = [init("i1", np.array([1], np.int64)), init("two", np.array([2], np.int64))]
+    model = make_model(nodes, [tensor_input("x", [1, 10])], [unknown("v"), unknown("i", INT64)], inits)
+    report = check(model, soc="Ascend310", cann="6.0")
+    assert findings(report) == [] and report.context.shapes.get("v").shape == (1, 5)

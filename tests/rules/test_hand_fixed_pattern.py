@@ -6,7 +6,7 @@ import numpy as np
 from onnx import helper
 
 from atccheck.api import check
-from builders import init, make_model, single_op_model, tensor_input
+from builders import init, make_model, same_padding_model, single_op_model, tensor_input
 
 NAME = "hand-fixed-pattern"
 
@@ -64,3 +64,11 @@ def test_conv1d_needs_no_hand_rewrite():
     for cann in ("6.0", "9.0"):
         report = check(model, soc="Ascend310P3", cann=cann)
         assert [f for f in report.findings if f.severity.value != "info"] == []
+
+
+def test_clip_in_same_padding_arithmetic_is_computed_at_compile_time():
+    """timm's "same" padding clamps a pad computed from Shape at 0: a Clip with min and no max. ATC's constant
+    folding computes it, in every layer, once the layer before has a static shape."""
+    model = same_padding_model(layers=3)
+    for cann in ("5.0", "6.0"):
+        assert found(check(model, soc="Ascend310", cann=cann)) == []

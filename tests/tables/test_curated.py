@@ -37,6 +37,40 @@ def test_a_curated_file_is_described_entries_each_with_a_source(path):
     assert len(set(as_text)) == len(as_text), "an entry is repeated"
 
 
+# What a topic may hold beside its entries without a source: its own description and notes, a
+# legend of how its entries are written, and the repositories its sources name.
+PLAIN_KEYS = {"description", "legend", "source", "sources", "generated_by", "note", "entries"}
+
+
+def _cited(value, source):
+    """Every fact in ``value`` has a source: its own, an enclosing one's, or the file's; a line number
+    never stands without the file it is in."""
+    if isinstance(value, list):
+        return all(_cited(item, source) for item in value)
+    if not isinstance(value, dict):
+        return source is not None
+    source = value.get("source", value.get("sources", source))
+    if source is None and not any(isinstance(v, (dict, list)) for v in value.values()):
+        return False
+    return all(_cited(v, source) for k, v in value.items() if k not in ("source", "sources", "note"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_a_richer_topic_cites_every_section_beside_its_entries(path):
+    doc = _doc(path)
+    for key, value in doc.items():
+        if key not in PLAIN_KEYS:
+            assert _cited(value, doc.get("source")), f"{path.name}: '{key}' holds a fact without a source"
+    assert _cited(doc["entries"], doc.get("source")), f"{path.name}: an entry holds a line without its file"
+
+
+def test_an_uncited_section_is_refused():
+    assert not _cited({"lines": "1-3", "value": 4}, None)
+    assert not _cited({"note": "n", "releases": {"a": {"lines": "2"}}}, None)
+    assert _cited({"note": "n", "releases": {"a": {"source": "o/r:p@c", "lines": "2"}}}, None)
+    assert _cited({"root": "x"}, "o/r:p@c")
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_the_builder_reads_every_curated_file(path):
     assert re.search(rf'curated(_doc)?\("{path.stem}"\)', BUILDER), f"tools/build_op_tables.py never reads {path.name}"

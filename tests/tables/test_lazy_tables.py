@@ -31,6 +31,7 @@ def test_every_record_equals_the_eager_build():
     assert lazy.op_specs == loader.load_op_specs(docs)
     assert lazy.attr_limits == loader.load_attr_limits(docs)
     assert lazy.op_facts == loader.load_op_facts(docs)
+    assert lazy.plugin_refusals == loader.load_plugin_refusals(docs)
     assert lazy.limits == loader.load_limits(docs)
     assert lazy.atc_errors == loader.load_atc_errors(docs)
     assert lazy.atc_options == loader.load_atc_options(docs)

@@ -12,6 +12,8 @@ from conftest import PROJECT
 
 # Fields with a closed set of values, per table.
 CLOSED = {
+    "aipp.json": {"kind": {"check", "chip", "error", "format", "model-size", "parse-error", "preset", "range"}},
+    "command_files.json": {"kind": {"file", "names"}},
     "attr_limits.json": {
         "kind": {"enum", "range", "unsupported", "required", "parity", "length"},
         "severity": {"error", "warning", "info"},
@@ -25,23 +27,40 @@ CLOSED = {
     "kernels.json": {"release": {"cann-8.1.RC1", "canndev-2022-06"}},
     "registry.json": {"profile": {"5.0", "6.0", "8.0", "9.0"}},
     "atc_errors.json": {"era": {"current", "legacy"}},
+    "parser_checks.json": {"verdict": {"rejected", "unread", "constant", "accepted", "refused-by-loader"},
+                           "atc_error": {None, "E16001", "E19999"}},
+    "infer_shapes.json": {"static": {"always", "when", "never", "unknown"},
+                          "otherwise": {None, "dynamic", "infer-fails", "unknown"},
+                          "era": {"canndev-2022", "hicann-2026"}},
+    "plugin_refusals.json": {
+        "stage": {"parse-params", "op-to-graph"},
+        "atc_error": {"E11010", "E19999"},
+        "channel": {"onnx-plugin-loge", "cube-inner-err-report", "op-loge-2022", "op-loge-2026", "none"},
+        "evaluable": {True, False},
+    },
     "op_facts.json": {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
                  "partitioned-call-member", "check-supported-rejects", "input-shape-required",
                  "negative-indices-rejected", "last-axis-step-one", "pad-value-zero", "hand-fixed-practice",
-                 "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened"},
+                 "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened", "training-only-attr",
+                 "fusion-pass", "infer-shape-check"},
         "severity": {"error", "warning", "info"},
     },
 }
 # The key each table's entries are unique and sorted by.
 KEYS = {
+    "aipp.json": lambda e: (e["kind"], e["name"], e["source"]),
+    "command_files.json": lambda e: (e["kind"], e["name"]),
     "atc_errors.json": lambda e: e["code"],
     "atc_options.json": lambda e: e["name"],
     "attr_limits.json": lambda e: (e["op"], e["attr"], e["profiles"], e["kind"], e.get("when_rank") or 0, e["source"]),
+    "infer_shapes.json": lambda e: (e["op"], e["profiles"]),
+    "parser_checks.json": lambda e: (e["check"], e["profiles"]),
     "kernels.json": lambda e: (e["release"], e["family"], e["op"]),
     "limits.json": lambda e: e["name"],
     "op_facts.json": lambda e: (e["kind"], e["op"], e["attr"] or "", e["profiles"], e["source"]),
     "op_spec.json": lambda e: (e["list"], e["op"]),
+    "plugin_refusals.json": lambda e: (e["domain"], e["op"], e["id"]),
     "profiles.json": None,  # kept in release order
     "registry.json": lambda e: (e["profile"], e["domain"], e["op"]),
     "socs.json": lambda e: e["name"],
@@ -91,3 +110,21 @@ def test_source_wins_over_docs_for_the_8_0_profile():
     """Resize 13 is omitted by the pages but registered by both CANN sources bracketing 8.x."""
     reg = tables().registry("8.0").lookup("", "Resize")
     assert 13 not in reg.documented_opsets and 13 in reg.opsets and 13 in reg.source_only_opsets
+
+
+@pytest.mark.parametrize("shape", [
+    [{"dim": [1]}],  # dim takes [input, axis]
+    [{"sum": [1, 2]}],  # no such operator
+    {"like": 0, "axis": -1},  # like needs axis and dim
+    [{"attr": [3, 1]}],  # attr takes [name, default]
+])
+def test_generator_refuses_a_malformed_shape_expression(shape):
+    with pytest.raises(SystemExit, match="expression|takes"):
+        load_generator().check_shape_expr("test", shape)
+
+
+def test_generator_refuses_a_source_without_a_commit():
+    generator = load_generator()
+    generator.check_hand_read_sources("test", ["hicann/ge:parser/parser/onnx/onnx_parser.cc@ffdcbc9f7 lines 1-2"])
+    with pytest.raises(SystemExit, match="owner/repo:path@commit"):
+        generator.check_hand_read_sources("test", ["hicann/ge parser/onnx_parser.cc"])

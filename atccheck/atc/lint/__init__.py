@@ -6,6 +6,9 @@ One package, in the order a command is read:
   ``api/atc/cmd_flag_info.cc``): the flags it takes, and the events it meets on the way;
 - ``context``: what a rule reads besides the parsed command (tables, flags, profile, model, the
   chip and the ``--input_shape`` reading several rules share) and :meth:`~context.CommandContext.report`;
+- ``files``: the files and names a command gives (AIPP config, precision files), found from the
+  context's ``files`` with :func:`atccheck.atc.command_files.resolve_command_path` and read once
+  per command for the rules that judge them;
 - ``rule``: the :class:`~rule.CommandRule` contract; ``rules/``: the rules, one per module (AC5xx);
 - ``run``: :func:`lint_command`, the run loop in stage order (shell, parser, values).
 

@@ -5,6 +5,8 @@ flags ATC's parser knows, the CANN profile, the model when given) and the readin
 rules share, each made once: the chip the command targets (:attr:`CommandContext.soc`) and the
 ``--input_shape`` value (:attr:`CommandContext.input_shape`). :class:`Collector` gathers the
 findings of every command of a script: a rule reports through :meth:`CommandContext.report`.
+:attr:`CommandContext.files` says where the files a command names are looked up;
+:mod:`atccheck.atc.lint.files` reads them for the rules.
 """
 
 from __future__ import annotations
@@ -16,12 +18,20 @@ from typing import TYPE_CHECKING, Any
 from atccheck.atc.facts import PARSER_SOURCE, FlagInfo, valid_soc_names
 from atccheck.atc.lint.parse import Occurrence, ParsedCommand
 from atccheck.findings import Finding, Location, Severity
-from atccheck.model.input_shape import Problem, ShapeEntry, check_names_and_ranks, model_inputs, parse_input_shape
+from atccheck.model.input_shape import (
+    Problem,
+    ShapeEntry,
+    check_fixed_dims,
+    check_names_and_ranks,
+    model_inputs,
+    parse_input_shape,
+)
 from atccheck.target import known_invalid_soc
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
+    from atccheck.atc.command_files import FileBase
     from atccheck.atc.lint.rule import CommandRule
     from atccheck.tables import Profile, Soc, Tables
 
@@ -79,6 +89,8 @@ class CommandContext:
     model_path: str | None
     fallback_soc: Soc | None = None  # the chip to assume when --soc_version names none (``--soc``)
     onnx_given: bool = False  # a model is given, or the lint was told its path ends in .onnx
+    # where the command's relative paths are looked up (atccheck.atc.lint.files reads the files)
+    files: FileBase | None = None
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def report(self, rule: type[CommandRule], option: str | None, message: str, *, hint: str,
@@ -146,7 +158,7 @@ def read_input_shape(cmd: ParsedCommand, model: onnx.ModelProto | None) -> Shape
     if not occurrence.has_expansion:
         value = occurrence.value.strip('"')
         entries, syntax = parse_input_shape(value)
-        names = check_names_and_ranks(entries, model) if model is not None else []
+        names = (check_names_and_ranks(entries, model) or check_fixed_dims(entries, model)) if model is not None else []
         settled = model is None or not (syntax or names)
         return ShapeReading(occurrence, value, tuple(entries), tuple(syntax), tuple(names), settled)
     if model is None:

@@ -9,10 +9,12 @@ the facts (and the model, when given).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from atccheck.atc.command_files import FileBase
 from atccheck.atc.facts import known_flags
 from atccheck.atc.lint.context import Collector, CommandContext
 from atccheck.atc.lint.parse import ParsedCommand, atc_commands, parse_atc_words
@@ -50,13 +52,16 @@ def lint_command(
     model_path: str | None = None,
     soc: str | None = None,
     cann: str = DEFAULT_PROFILE,
+    files: FileBase | None = None,
     model_for: "Callable[[ParsedCommand], tuple[onnx.ModelProto | None, str | None]] | None" = None,
 ) -> LintResult:
     """Lint every ``atc`` command in ``text`` (a one-liner or a script).
 
     ``model`` enables the checks against the graph (input names, ranks, dynamic inputs);
     ``soc`` is the chip to assume when the command's own ``--soc_version`` is missing or invalid;
-    ``cann`` picks the release (flags such as --precision_mode_v2 exist only from 7.0 on).
+    ``cann`` picks the release (flags such as --precision_mode_v2 exist only from 7.0 on);
+    ``files`` says where relative paths in the command are looked up (default: the current
+    directory; a script's own directory too for ``--lint-file``).
     ``model_for`` gives each command its own (model, model path) instead, for a script that
     converts several models; (None, path) skips the checks against the graph for that command.
     Raises UsageError when the text holds no atc command or is not complete shell.
@@ -75,10 +80,11 @@ def lint_command(
     collector = Collector()
     rules = command_rules()
     parsed = [parse_atc_words(words, flags, line) for words, line in found]
+    files = files or FileBase(os.getcwd())
     for index, cmd in enumerate(parsed):
         graph, path = model_for(cmd) if model_for is not None else (model, model_path)
         onnx_given = graph is not None or (path or "").endswith(".onnx")
-        ctx = CommandContext(cmd, collector, tbl, flags, profile, graph, path, fallback_soc, onnx_given)
+        ctx = CommandContext(cmd, collector, tbl, flags, profile, graph, path, fallback_soc, onnx_given, files)
         if index == 0:  # the shell's cuts, of every command, come first
             _judge_events(cuts, _stage(rules, "shell"), ctx)
         _judge_events(cmd.events, _stage(rules, "parser"), ctx)

@@ -37,7 +37,8 @@ def test_the_model_engine_gets_no_command_rule_and_the_lint_no_model_rule():
 
 def test_every_ac5_code_is_a_command_rule_in_its_own_module():
     codes = [r.code for r in command_rules()]
-    assert codes == [f"AC{n}" for n in range(501, 529)]
+    assert codes == sorted(set(codes)) and all(c.startswith("AC5") for c in codes)  # codes in flight leave gaps
+    assert {f"AC{n}" for n in range(501, 529)} <= set(codes)
     modules = {r.__module__.rsplit(".", 1)[-1] for r in command_rules()}
     assert modules == {p.stem for p in RULES_DIR.glob("*.py") if not p.name.startswith("_")}
     assert all(r.__module__.rsplit(".", 1)[-1] == r.name.replace("-", "_") for r in command_rules())
