@@ -1,4 +1,4 @@
-"""Settings of ``atccheck check``: a config file, then the command line on top.
+"""Settings of ``atccheck check`` (and ``fix``, ``atc-cmd``): a config file, then the command line on top.
 
 Where the file is found: starting in the working directory and walking up to the filesystem
 root, the first folder holding ``.atccheck.toml``, or a ``pyproject.toml`` with a

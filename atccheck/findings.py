@@ -59,6 +59,11 @@ class FixSuggestion:
         return cls(cls.MANUAL, None)
 
 
+# ``data[NO_ACTION] = True``: the finding records a fact that asks nothing of the user (a node
+# ATC folds away, so its dtype needs no kernel). Reports keep it; annotations skip it.
+NO_ACTION = "no_action"
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -86,6 +91,11 @@ class Finding:
     @property
     def node(self) -> str | None:
         return self.location.node
+
+    @property
+    def needs_action(self) -> bool:
+        """False for a finding that records a fact and asks nothing of the user (``NO_ACTION``)."""
+        return not self.data.get(NO_ACTION, False)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (schema documented in docs/json-report.md)."""

@@ -158,6 +158,7 @@ NAMED: tuple[tuple[str, bool, tuple[Any, ...]], ...] = (
     ('decompose-rotary-embedding', True, ('unsupported-op', 'RotaryEmbedding', None, (), ())),
     ('decompose-stft', True, ('unsupported-op', 'STFT', None, (), ())),
     ('decompose-simplified-layer-normalization', True, ('unsupported-op', 'SimplifiedLayerNormalization', None, (), ())),
+    ('simplify', True, ('aicpu-fallback', None, None, (('foldable_once_static', (True,)),), ())),
     ('flatten-softmax-input', True, ('axis-not-flattened', None, None, (), ())),
     ('single-opset-import', True, ('custom-domain-op', None, None, (('status', ('local-function',)),), ())),
     ('rename-duplicate-nodes', True, ('duplicate-node-name', None, None, (('parser_named', (False,)),), ())),

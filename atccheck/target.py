@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -113,9 +114,19 @@ def _unknown_soc_message(name: str, tbl: Tables) -> str:
     remark = known_invalid_soc(name, tbl.atc_options_extra.get("soc_version_not_valid", ()))
     if remark is not None:
         return f"--soc {name} is not a valid ATC --soc_version ({remark}); run 'atccheck targets' for the valid names"
+    models = sorted((soc for soc in tbl.socs if soc.lower().startswith(lowered)), key=_natural)
+    if len(lowered) >= 7 and models:  # a product line without its model: every model of it, in order
+        products = sorted({atc_names[m.lower()] for m in models if m.lower() in atc_names})
+        of = f" of {'; '.join(products)}" if products else ""
+        return f"unknown --soc '{name}': --soc_version names one model{of}: {', '.join(models)}"
     near = closest(name, sorted(tbl.socs))
     hint = f"; did you mean {', '.join(near)}?" if near else "; run 'atccheck targets' for the list"
     return f"unknown --soc '{name}'{hint}"
+
+
+def _natural(name: str) -> list[object]:
+    """Ascend310P3 before Ascend310P10: digits compare as numbers."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
 
 
 def soc_name_note(soc: Soc, tbl: Tables | None = None) -> str | None:
@@ -139,16 +150,47 @@ def soc_name_note(soc: Soc, tbl: Tables | None = None) -> str | None:
     )
 
 
+# A CANN release number as users have it: 8.1.RC1, 8.0.RC2.2, 6.0.1, 7.0, 9.2.0-beta.1 (a leading
+# "CANN" allowed); its line is major.minor.
+_RELEASE = re.compile(r"(?:cann[ -]?)?(\d+)\.(\d+)(?:[.-][0-9A-Za-z.-]*)?", re.IGNORECASE)
+
+
+def release_line(name: str) -> str | None:
+    """'8.1' for '8.1.RC1' (and '8.1'), or None for text that is no release number."""
+    match = _RELEASE.fullmatch(name.strip())
+    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+
+
 def resolve_profile(name: str, tbl: Tables | None = None) -> Profile:
-    """A CANN profile by id ('8.0') or by a release that starts with it ('8.0.RC2', '6.0.1')."""
+    """A CANN profile by id ('8.0') or by a release number of a line it speaks for ('8.1.RC1',
+    '8.0.RC3', '6.0.1'); UsageError for a release no profile speaks for, naming what is known."""
     tbl = tbl or tables()
     text = name.strip()
     if text in tbl.profiles:
         return tbl.profiles[text]
-    for pid, profile in tbl.profiles.items():
-        if text.startswith(pid + "."):
+    line = release_line(text)
+    for profile in tbl.profiles.values():
+        if line in profile.release_lines:
             return profile
-    raise UsageError(f"unknown --cann '{name}'; choose one of {', '.join(sorted(tbl.profiles))}")
+    known = "; ".join(f"{p.id} for {', '.join(f'{r}.x' for r in p.release_lines)}" for p in tbl.profiles.values())
+    if line is None:
+        raise UsageError(f"--cann '{name}' is neither a profile nor a CANN release number; profiles: {known}")
+    raise UsageError(f"--cann {text}: no profile holds the facts of CANN {line} (unknown, not guessed); "
+                     f"profiles: {known}; give the profile to check against with --cann")
+
+
+def profile_note(name: str, tbl: Tables | None = None) -> str | None:
+    """Which profile a release number picks and why ('CANN 8.1.RC1 is checked with profile 8.0: ...');
+    None for a profile id."""
+    tbl = tbl or tables()
+    text = name.strip()
+    if text in tbl.profiles:
+        return None
+    profile = resolve_profile(text, tbl)
+    line = release_line(text)
+    why = next((r.why for r in profile.releases if r.line == line), "")
+    release = re.sub(r"(?i)^cann[ -]?", "", text)
+    return f"--cann {release}: checked with profile {profile.id}, since {why}"
 
 
 def resolve_precision_mode(mode: str, soc: Soc, profile: Profile, tbl: Tables | None = None) -> str:

@@ -36,3 +36,19 @@ def test_every_page_carries_the_rule_sections():
 def test_help_uri_scheme():
     assert help_uri("unsupported-op", "https://host/docs/rules/") == "https://host/docs/rules/unsupported-op.md"
     assert help_uri("unsupported-op", None) is None
+
+
+def test_a_rule_page_names_in_its_fix_section_only_the_passes_that_answer_the_rule():
+    """The page's prose and the Fix line (from the passes' answers) agree: no pass is promised in
+    words that never answers the rule's findings."""
+    import re
+
+    from atccheck.fixlinks import rule_links
+    from atccheck.passes import all_passes
+
+    names = sorted((p.name for p in all_passes()), key=len, reverse=True)
+    word = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?![\w-])")
+    for rule in catalogue():
+        said = set(word.findall(rule.docs().sections.get("Fix") or ""))
+        linked = {item.pass_name for item in rule_links(rule.name)}
+        assert said <= linked, f"{rule.code} {rule.name}: the Fix section names {sorted(said - linked)}"

@@ -41,7 +41,6 @@ REFERENCE_FILES = (
     "device_memory.json",
 )
 
-NOTES_SOURCE = "shared/reference/notes/cann_source.md"
 
 
 # Huawei's op pages spell dtypes their own way; tables use ONNX TensorProto names.
@@ -180,9 +179,9 @@ def canonical_op(name: str, onnx_names: OnnxNames, spelled: dict[str, str]) -> s
 # published_pages (derived from DOC_PROFILES): whether the published 9.0 op pages speak for the profile.
 OLD_INITIALIZER_NAME = "{name}_{i}"
 NEW_INITIALIZER_NAME = "{name}_Initializer_{i}"
-OLD_PARSER = "Ascend/parser@069eb8b:parser/onnx/onnx_parser.cc (GE-old parser: notes/cann_source.md, Sources used)"
-NEW_PARSER = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc; notes/atc_cli.md section 2.1"
-FILE_SIZE_OLD = "atc_error_codes.json legacy_and_uncatalogued E19015 (legacy number of E13015); notes/atc_cli.md: E19000-E19015 -> E13000-E13015"
+OLD_PARSER = "Ascend/parser@069eb8b:parser/onnx/onnx_parser.cc (the standalone parser before it merged into GE)"
+NEW_PARSER = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc"
+FILE_SIZE_OLD = "atc_error_codes.json legacy_and_uncatalogued E19015 (legacy number of E13015)"
 FILE_SIZE_NEW = "atc_error_codes.json codes E13015 (hicann/ge@ffdcbc9f7:base/common/error_registry/error_registry.cc)"
 PAGES_SOURCE = "onnx_op_spec.json ops (the CANN 9.0 published pages; tools/build_op_tables.py DOC_PROFILES)"
 
@@ -440,7 +439,7 @@ def build_socs(reference: Path) -> list[dict]:
             entry["source"] = sorted(
                 set(family.get("sources", []) + options["soc_versions"]["sources"][:1]
                     + ([platforms["source"].replace("<SoC_version>", name)] if platform else [])
-                    + [NOTES_SOURCE + " section 7"])
+                    + [t["source"] for t in SOC_TRAITS.values() if short in t.get("short_socs", ())])
             )
             entries.append(entry)
     entries.sort(key=lambda e: e["name"])
@@ -825,7 +824,6 @@ MULTI_BATCH_NEW = "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_opt
 CONV_PAGE = "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0040.html"
 MAXPOOL_PAGE = "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0094.html"
 AVGPOOL_PAGE = "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0022.html"
-NMS_PAGE_NOTE = "shared/reference/onnx_op_spec.json ops.NonMaxSuppression"
 
 
 
@@ -1000,7 +998,7 @@ def precision_fp16_casts(options: dict) -> dict:
 # Which ATC code a value outside a flag's allowed set raises (cmd_flag_info.cc PrintValueError):
 # the flags named in by_flag their own code, the numeric switches E10006 ("must be either 1 or 0",
 # also used for 0/1/2), booleans E10005 ("either true or false"), every other flag E10001.
-CMD_FLAG_INFO = "hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc (PrintValueError); notes/atc_cli.md rule 5"
+CMD_FLAG_INFO = "hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc (PrintValueError)"
 
 
 

@@ -5,13 +5,13 @@
 error code, any request ATC itself would reject (gear rules, dynamic shape on chips without it,
 precision values the chip or release lacks), so a command it prints is one ATC accepts.
 
-Rules and their facts (``shared/reference/notes/atc_cli.md`` section 1; ``docs/atc.md``):
+Rules and their facts (hicann/ge ``api/atc`` and ``compiler/api/aclgrph/option_utils.cc``; ``docs/atc.md``):
 - ``--framework=5 --model --output --soc_version`` always; ``--output`` is a base name.
 - ``--input_format``: NCHW when every input is 4-D, NCDHW when every input is 5-D, ND otherwise
   and with ``--dynamic_dims`` (ONNX accepts only these three, E10001).
 - ``--input_shape`` lists every real input (graph inputs minus initializers) in graph order,
   static models included: it records which shape the ``.om`` is built for (a scalar input is
-  written ``name:``, atc_cli.md rule 10), and ATC needs it for -1 dims and gears.
+  written ``name:``, option_utils.cc), and ATC needs it for -1 dims and gears.
 - one gear option at most (E10009), 2..gear_max gears, no repeats, -1 only where the option allows.
 - ``--precision_mode`` or ``--precision_mode_v2``, never both (E10056); nothing for the default.
 """
@@ -86,11 +86,19 @@ def quote_value(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
+# Options whose value is a list in general: quoted every time, so a one-input static shape
+# (x:1) reads as the lists do ("x:1,3;y:1"), not bare beside them.
+LIST_VALUED = ("--input_shape=",)
+
+
 def shell_word(word: str) -> str:
     """One argv element as shell text; ``--name=value`` keeps the name bare."""
     match = re.match(r"^(--[A-Za-z0-9_]+=)(.*)$", word, re.S)
     if match:
-        return match.group(1) + quote_value(match.group(2))
+        name, value = match.groups()
+        if name in LIST_VALUED and value and not _DOUBLE_QUOTE_UNSAFE.search(value):
+            return f'{name}"{value}"'
+        return name + quote_value(value)
     return quote_value(word)
 
 
@@ -184,14 +192,33 @@ def _gears(option: str, spec: Any) -> Gears:
     return gears
 
 
-def _input_format(entries: Sequence[ShapeEntry], gears: Gears | None) -> str:
+# Channel counts of an image tensor (grey, RGB, RGBA): a 4-D input whose last axis holds one of
+# them and whose axis 1 holds more is laid out channels-last (MTCNN's [N,48,48,3]).
+IMAGE_CHANNELS = (1, 3, 4)
+
+
+def channels_last(entry: ShapeEntry) -> bool:
+    """A 4-D input laid out N,H,W,C: a channel count last, and more than that on axis 1."""
+    dims = entry.dims
+    if len(dims) != 4 or not isinstance(dims[1], int) or not isinstance(dims[3], int):
+        return False  # a range (lo~hi) says nothing about the layout
+    return dims[3] in IMAGE_CHANNELS and dims[1] > max(IMAGE_CHANNELS)
+
+
+def _input_format(entries: Sequence[ShapeEntry], gears: Gears | None, notes: list[str] | None = None) -> str:
     if gears is not None and gears.option == "--dynamic_dims":
         return "ND"
     if gears is not None and gears.option == "--dynamic_image_size":
         return "NCHW"
     ranks = {len(e.dims) for e in entries}
     if ranks == {4}:
-        return "NCHW"
+        nhwc = [e for e in entries if channels_last(e)]
+        if nhwc and notes is not None:
+            shape = ",".join(str(d) for d in nhwc[0].dims)
+            notes.append(f"input '{nhwc[0].name}' [{shape}] is channels-last (N,H,W,C), which ATC's --input_format "
+                         "cannot say for ONNX (NCHW, ND or NCDHW; NHWC is E10001): ND claims no layout; AIPP needs "
+                         "NCHW, so put a Transpose in front of the model to use it")
+        return "ND" if nhwc else "NCHW"
     if ranks == {5}:
         return "NCDHW"
     return "ND"
@@ -334,11 +361,13 @@ def build_command(
         if problems:
             raise AtcRuleError(problems[-1])  # the chip's refusal (EZ3002) is the decisive one
         if any(e.minus_one_axes or e.has_range for e in entries):
-            notes.append("-1 without a gear option builds a dynamic-shape model: every op needs a dynamic-shape "
-                         "kernel (or runs on AI CPU); give static shapes or gears for a faster static model")
+            notes.append("this command keeps -1 in --input_shape without a gear option: ATC does not stop at the "
+                         "-1 (E10001 is for a -1 no --input_shape sets) but builds a dynamic-shape model, where every "
+                         "op needs a dynamic-shape kernel (or runs on AI CPU); give static shapes or gears for a "
+                         "faster static model")
 
     base = _output_base(model_path, output, notes, tbl)
-    input_format = _input_format(entries, gears)
+    input_format = _input_format(entries, gears, notes)
     argv = [
         "atc",
         f"--framework={onnx_framework(tbl)}",
@@ -362,6 +391,10 @@ def build_command(
     return AtcCommand(tuple(argv), tuple(notes), tuple(entries))
 
 
+# --model of a command for a model checked in memory (a ModelProto has no file): a template
+# placeholder, which the command lint reports as such, rather than a file that does not exist.
+IN_MEMORY_MODEL = "<model>.onnx"
+
 GEAR_KEYWORDS = {"--dynamic_batch_size": "dynamic_batch", "--dynamic_image_size": "dynamic_image_size",
                  "--dynamic_dims": "dynamic_dims"}
 
@@ -377,10 +410,11 @@ def command_for_report(report: "Report", gears: Gears | None = None) -> AtcComma
     keep_file = _keep_dtype_file(report)
     if keep_file:
         extra["keep_dtype"] = keep_file
+    in_memory = ctx.loaded.path is None
     try:
-        return build_command(
+        command = build_command(
             ctx.model,
-            report.model,
+            IN_MEMORY_MODEL if in_memory else report.model,
             report.target.soc.name,
             input_shapes=dict(report.input_shapes) or None,
             precision_mode=report.target.precision_mode,
@@ -389,6 +423,10 @@ def command_for_report(report: "Report", gears: Gears | None = None) -> AtcComma
         )
     except AtcCheckError:
         return None
+    if in_memory:
+        note = f"the model was checked in memory: save it and put its path for {IN_MEMORY_MODEL} (and --output)"
+        command = AtcCommand(command.argv, (note, *command.notes), command.input_shapes)
+    return command
 
 
 def _keep_dtype_file(report: "Report") -> str | None:

@@ -214,3 +214,66 @@ def split_commands(text: str) -> list[Command]:
         i += 1
     end_command("")
     return commands
+
+
+# --------------------------------------------------------------------------- variables set in the script
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SIMPLE_EXPANSION = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+_DECLARING = ("export", "readonly")
+
+
+def _assignment(word: Word) -> tuple[str, Word] | None:
+    """(name, value) of a ``NAME=value`` word (the name and '=' unquoted), else None."""
+    name, eq, _ = word.raw.partition("=")
+    if not eq or not _NAME.fullmatch(name):
+        return None
+    value = word.text[len(name) + 1:]
+    return name, Word(value, word.raw[len(name) + 1:], list(word.expansions), word.quoted)
+
+
+def _substitute(word: Word, known: dict[str, str]) -> Word:
+    """The word with each ``$NAME`` / ``${NAME}`` of a known variable replaced by its value."""
+    def value(expansion: str) -> str | None:
+        match = _SIMPLE_EXPANSION.fullmatch(expansion)
+        return known.get(match.group(1) or match.group(2)) if match else None
+
+    resolved = [e for e in word.expansions if value(e) is not None]
+    if not resolved:
+        return word
+    text = word.text
+    for expansion in sorted(set(resolved), key=len, reverse=True):
+        text = text.replace(expansion, value(expansion) or "")
+    return Word(text, word.raw, [e for e in word.expansions if e not in resolved], word.quoted)
+
+
+def resolve_variables(commands: list[Command]) -> list[Command]:
+    """The commands with ``$NAME`` / ``${NAME}`` replaced where the script itself set ``NAME`` on a
+    line of its own before (``NAME=value``, ``export NAME=value``), as the shell would expand them.
+
+    Only plain values count: a value that holds an expansion the script does not resolve, a
+    variable that is ``unset`` or set by ``read``, ``for`` or ``local``, or one set as a prefix of another command (``NAME=x cmd``, which
+    sets it for that command only) is left unknown, and its expansions stay as they are. Branches
+    are not followed: an assignment counts from its line on, as a script read top to bottom.
+    """
+    known: dict[str, str] = {}
+    out: list[Command] = []
+    for command in commands:
+        words = [_substitute(w, known) for w in command.words]
+        out.append(Command(words, command.end, command.line))
+        if not words:
+            continue
+        if words[0].text in ("unset", "read", "for", "local"):  # unset, or set from what the script does not say
+            for word in words[1:]:
+                known.pop(word.text.partition("=")[0], None)
+            continue
+        body = words[1:] if words[0].text in _DECLARING and not words[0].quoted else words
+        pairs = [_assignment(w) for w in body]
+        if not body or any(p is None for p in pairs):
+            continue  # a command (its own prefix assignments do not outlive it)
+        for name, value in (p for p in pairs if p is not None):
+            if value.expansions:
+                known.pop(name, None)  # set from something the script does not say: unknown
+            else:
+                known[name] = value.text
+    return out

@@ -2,8 +2,8 @@
 
 Both the command generator and the linter use these functions, so a command atccheck writes
 and a command atccheck accepts obey exactly the same rules. Each broken rule comes back as a
-:class:`Problem` naming the ATC error code ATC would print (facts: ``atc_cli.md`` sections
-1.3-1.4, ``atc_options.json`` --input_shape / --dynamic_* entries, hicann/ge
+:class:`Problem` naming the ATC error code ATC would print (facts: the
+``--input_shape`` / ``--dynamic_*`` pages of the ATC docs (``op_tables/atc_options.json``), hicann/ge
 ``compiler/api/aclgrph/option_utils.cc`` and ``compiler/graph/preprocess/multi_batch_options.cc``).
 """
 
@@ -32,9 +32,11 @@ __all__ = ["SHAPE_SOURCE", "Dim", "Gears", "ModelInput", "Problem", "ShapeEntry"
            "gear_label", "gear_option_for", "gear_shapes", "model_inputs", "parse_gears", "parse_input_shape"]
 
 GEAR_SOURCE = "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc"
-DYNAMIC_SOURCE = "shared/reference/atc_options.json --input_shape (ranges not supported on Ascend310/310B)"
-RELEASE_DYNAMIC_SOURCE = ("shared/reference/notes/atc_cli.md rule 12 (CANN <= 6.x); "
-                          "op_tables/profiles.json input_shape_ranges")
+DYNAMIC_SOURCE = ("https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/82RC1alpha003/devaids/atctool/"
+                  "atlasatcparam_16_0036.html (--soc_version: no shape ranges on Ascend310); hicann/runtime@681ef7610:"
+                  "src/dfx/error_manager/error_code.json (EZ3002)")
+RELEASE_DYNAMIC_SOURCE = ("hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 and ranges in "
+                          "--input_shape); op_tables/profiles.json input_shape_ranges (CANN <= 6.x: no ranges)")
 
 
 # --------------------------------------------------------------------------- gears
@@ -200,7 +202,7 @@ def gear_shapes(gears: Gears, entries: Sequence[ShapeEntry]) -> list[tuple[str, 
 
 
 def gear_option_for(entries: Sequence[ShapeEntry]) -> str:
-    """The gear option whose rules the -1 axes of ``entries`` fit (notes/atc_cli.md rules 13-15).
+    """The gear option whose rules the -1 axes of ``entries`` fit (hicann/ge multi_batch_options.cc).
 
     --dynamic_batch_size when only axis 0 of inputs is -1; --dynamic_image_size when the -1s
     are exactly H and W of 4-D inputs; --dynamic_dims otherwise (batch and sequence both -1).

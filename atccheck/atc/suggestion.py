@@ -1,15 +1,18 @@
 """The command atccheck suggests after a lint: its own command plus every other flag the user gave.
 
+One judgement, :func:`judged_wrong`, says which of the user's flags the lint judges wrong: a flag
+an error finding of that command names, or one a rule says to remove (a defect only in the
+spelling, such as a glued flag or an unquoted ';', keeps the value the user meant).
 ``build_command`` writes the flags it owns (framework, model, output, chip, input format and
-shapes, gears, precision). :func:`keep_user_flags` adds the user's other flags (an AIPP file,
-``--out_nodes``, ``--keep_dtype``, ``--log`` ...) as they were given, except those the lint
-judges wrong: a flag an error finding names, or one a rule says to remove. Each flag left out
-gets a note, so nothing disappears silently.
+shapes, gears, precision) from :func:`user_value` (the user's value unless judged wrong);
+:func:`keep_user_flags` adds the user's other flags (an AIPP file, ``--out_nodes``,
+``--keep_dtype``, ``--log`` ...) as they were given, except those judged wrong. Each flag left
+out gets a note, so nothing disappears silently.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from atccheck.findings import Finding, Severity
@@ -38,15 +41,43 @@ class _Command(Protocol):
     @property
     def occurrences(self) -> Sequence[_Occurrence]: ...
 
+    @property
+    def line(self) -> int: ...
+
+
+def judged_wrong(findings: Iterable[Finding], line: int | None = None,
+                 spelling_only: "Callable[[Finding], bool] | None" = None) -> set[str]:
+    """The flags the lint judges wrong in the command on ``line`` (every command's, when None).
+
+    An error finding names the flag, or a rule says to remove it; ``spelling_only`` marks the
+    findings whose defect lies only in how the flag is written (the parser already read the
+    value the user meant), which leave the flag kept.
+    """
+    return {f.location.node for f in findings
+            if f.location.node and (line is None or f.data.get("line", line) == line)
+            and (f.name in REMOVE_RULES
+                 or (f.severity is Severity.ERROR and not (spelling_only is not None and spelling_only(f))))}
+
+
+def user_value(cmd: _Command, wrong: "set[str]", *flags: str) -> str | None:
+    """The value the user gave the first of ``flags`` that has one (its last occurrence, as ATC
+    keeps), unless the flag is judged wrong or its value holds a shell expansion."""
+    for flag in flags:
+        found = [o for o in cmd.occurrences if o.flag == flag]
+        occurrence = found[-1] if found else None
+        if occurrence is not None and occurrence.value and flag not in wrong and not occurrence.has_expansion:
+            return occurrence.value.strip('"')
+    return None
+
 
 def keep_user_flags(written: "AtcCommand", cmd: _Command, findings: Iterable[Finding],
-                    takes_value: "dict[str, bool] | None" = None) -> "AtcCommand":
-    """``written`` plus the flags of ``cmd`` it does not write and the lint does not judge wrong."""
+                    takes_value: "dict[str, bool] | None" = None, wrong: "set[str] | None" = None) -> "AtcCommand":
+    """``written`` plus the flags of ``cmd`` it does not write and the lint does not judge wrong
+    (``wrong``: as :func:`judged_wrong` says, computed from ``findings`` when not given)."""
     from atccheck.atc.command import AtcCommand
 
-    findings = list(findings)
-    wrong = {f.location.node for f in findings
-             if f.location.node and (f.severity is Severity.ERROR or f.name in REMOVE_RULES)}
+    if wrong is None:
+        wrong = judged_wrong(findings, cmd.line)
     present = {word.split("=", 1)[0] for word in written.argv[1:]}
     kept: list[str] = []
     notes: list[str] = []

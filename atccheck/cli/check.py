@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from atccheck.cli.config import SETTINGS_HELP, settings_from_options, settings_options
-from atccheck.cli.options import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error_boundary, use_color, write_output
+from atccheck.cli.options import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    error_boundary,
+    note_profile,
+    use_color,
+    write_output,
+)
 from atccheck.emit import FORMATS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,6 +91,21 @@ def progress_bar(total: int) -> Iterator[Any]:
         yield advance
 
 
+def written_line(destinations: Sequence[tuple[str, str | None]], reports: Sequence["Report"],
+                 unchecked: Sequence[Any], fail_on: str) -> str:
+    """'wrote out.sarif (sarif): 2 errors, 1 warning, 0 info in 1 check; fails --fail-on error'."""
+    files = ", ".join(f"{path} ({fmt})" for fmt, path in destinations)
+    counts = {key: sum(r.counts()[key] for r in reports) for key in ("error", "warning", "info")}
+    failing = sum(1 for r in reports if r.fails(fail_on))
+    verdict = (f"{failing} of {len(reports)} fail" if len(reports) > 1 else "fails") if failing else "passes"
+    text = (f"wrote {files}: {counts['error']} error{'s' if counts['error'] != 1 else ''}, {counts['warning']} "
+            f"warning{'s' if counts['warning'] != 1 else ''}, {counts['info']} info in {len(reports)} "
+            f"check{'s' if len(reports) != 1 else ''}; {verdict} --fail-on {fail_on}")
+    if unchecked:
+        text += f"; {len(unchecked)} model{'s' if len(unchecked) != 1 else ''} could not be checked"
+    return text
+
+
 def exit_code(reports: Sequence["Report"], unchecked: Sequence[Any], fail_on: str, wrote_baseline: bool) -> int:
     if unchecked:
         return EXIT_ERROR
@@ -144,6 +167,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         raise UsageError("--baseline and --write-baseline exclude each other (rewrite a baseline with --write-baseline alone)")
     if not settings.socs:
         raise UsageError("no chip to check for: give --soc SOC_VERSION (repeat for several) or set soc in [tool.atccheck]")
+    note_profile(settings.cann)
     targets = []
     for soc in settings.socs:
         target = resolve_target(soc, settings.cann, settings.precision_mode)
@@ -243,6 +267,8 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
 
     if keep_dtype_out:
         _write_keep_list(reports, keep_dtype_out)
+    if all(path is not None for _, path in destinations):  # nothing went to the terminal: say where it went
+        click.echo(f"atccheck: {written_line(destinations, reports, unchecked, settings.fail_on)}", err=True)
     for item in unchecked:
         click.echo(f"atccheck: error: {one_line(f'{item.path}: {item.problem}')}", err=True)
     if outcome is not None:

@@ -6,6 +6,7 @@ exactly the command line ``atccheck check`` gets.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,18 @@ SETTINGS_HELP = (
 )
 
 
+def config_file_options(func: Callable) -> Callable:
+    """--config and --no-config: every command that takes settings reads the same file."""
+    options = [
+        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+                     help="Read settings from FILE (a pyproject.toml or .atccheck.toml) instead of searching."),
+        click.option("--no-config", is_flag=True, help="Ignore configuration files."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def settings_options(func: Callable) -> Callable:
     """The options that make up Settings, for check and config alike."""
     options = [
@@ -44,17 +57,16 @@ def settings_options(func: Callable) -> Callable:
         fail_on_option,
         click.option("--device-memory", type=click.FloatRange(min=0, min_open=True), metavar="GIB",
                      help="Device memory budget in GiB (overrides the chip's figure)."),
-        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
-                     help="Read settings from FILE (a pyproject.toml or .atccheck.toml) instead of searching."),
-        click.option("--no-config", is_flag=True, help="Ignore configuration files."),
     ]
     for option in reversed(options):
         func = option(func)
-    return func
+    return config_file_options(func)
 
 
 def settings_from_options(params: dict[str, Any]) -> "Settings":
-    """Settings from the parsed options of the current command (only options really given count)."""
+    """Settings from the parsed options of the current command (only options really given count).
+
+    A command passes the options it has (``fix`` and ``atc-cmd`` have no --select, and one --soc)."""
     from click.core import ParameterSource
 
     from atccheck.config import load_settings
@@ -65,22 +77,71 @@ def settings_from_options(params: dict[str, Any]) -> "Settings":
     def given(name: str) -> bool:
         return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
 
-    if params["config_file"] and params["no_config"]:
+    if params.get("config_file") and params.get("no_config"):
         raise UsageError("--config and --no-config exclude each other")
     cli: dict[str, Any] = {}
-    if params["soc"]:
-        cli["socs"] = tuple(params["soc"])
+    soc = params.get("soc")
+    if soc:
+        cli["socs"] = (soc,) if isinstance(soc, str) else tuple(soc)
     for name in ("cann", "precision_mode", "fail_on"):
-        if given(name):
+        if name in params and params[name] is not None and given(name):
             cli[name] = params[name]
     for name in ("select", "ignore"):
-        if params[name]:
+        if params.get(name):
             cli[name] = tuple(params[name])
-    if params["input_shape"] is not None:
+    if params.get("input_shape") is not None:
         cli["input_shape"] = params["input_shape"]
-    if params["device_memory"] is not None:
+    if params.get("device_memory") is not None:
         cli["device_memory_gib"] = params["device_memory"]
-    return load_settings(cli, config=params["config_file"], isolated=params["no_config"])
+    settings = load_settings(cli, config=params.get("config_file"), isolated=bool(params.get("no_config")))
+    check_file_values(settings)
+    return settings
+
+
+def check_file_values(settings: "Settings") -> None:
+    """The chips, profile and precision mode a config file gives, resolved now, so that a bad value
+    is one error line naming the file and the key (the command line's own values are checked
+    where they are used)."""
+    from atccheck.config import COMMAND_LINE, CONFIG_FILE, DEFAULT, FIELD_KEYS
+    from atccheck.errors import UsageError
+    from atccheck.target import PRECISION_CLASSES, resolve_profile, resolve_soc
+
+    def checked(field: str, resolve: Callable[[], object]) -> None:
+        origin = settings.sources.get(field, DEFAULT)
+        if origin in (DEFAULT, COMMAND_LINE):
+            return
+        try:
+            resolve()
+        except UsageError as exc:
+            table = "" if origin.endswith(CONFIG_FILE) else " [tool.atccheck]"
+            raise UsageError(f"{origin}{table}: '{FIELD_KEYS[field]}': {exc}") from None
+
+    for soc in settings.socs:
+        checked("socs", functools.partial(resolve_soc, soc))
+    checked("cann", lambda: resolve_profile(settings.cann))
+
+    def known_mode() -> None:
+        if settings.precision_mode not in PRECISION_CLASSES:
+            raise UsageError(f"unknown precision mode '{settings.precision_mode}' "
+                             f"(values: {', '.join(sorted(PRECISION_CLASSES))})")
+
+    checked("precision_mode", known_mode)
+
+
+def one_chip(settings: "Settings", command: str) -> str:
+    """The one chip a single-chip command (fix, atc-cmd) works for: --soc, else the settings' one soc."""
+    from atccheck.errors import UsageError
+
+    if len(settings.socs) > 1:
+        where = settings.sources.get("socs", "the settings")
+        raise UsageError(f"{command} works for one chip and the settings name {len(settings.socs)} "
+                         f"({', '.join(settings.socs)}, from {where}); give --soc SOC_VERSION")
+    if not settings.socs:
+        raise UsageError(f"no chip: give --soc SOC_VERSION or set soc in [tool.atccheck] ({command} needs one chip)")
+    return settings.socs[0]
+
+
+ORIGIN_COLUMN = 48  # widest setting line the origin comments line up after
 
 
 def _toml_value(value: Any) -> str:
@@ -103,7 +164,7 @@ def _toml_value(value: Any) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @error_boundary
 def config_command(models, fmt, **params):
-    """Show the effective settings of 'atccheck check' and where each comes from.
+    """Show the effective settings of 'atccheck check' (fix and atc-cmd read them too) and where each comes from.
 
     With MODEL arguments, also the input shapes each model gets. The output is valid TOML for
     the [tool.atccheck] table (unset values are commented out), so it can seed a config file.
@@ -134,7 +195,9 @@ def config_command(models, fmt, **params):
             body.append((f"# {key} = {_toml_value(value)}", origin))
         else:
             body.append((f"{key} = {_toml_value(value)}", origin))
-    width = max(len(line) for line, _ in body)
+    # the origin column lines up after the usual lines; a long value (an input-shapes table) does
+    # not push it out for all the others
+    width = max((len(line) for line, _ in body if len(line) <= ORIGIN_COLUMN), default=0)
     for line, origin in body:
         click.echo(f"{line.ljust(width)}  # {origin}")
     if shapes:

@@ -6,19 +6,21 @@ import sys
 
 import click
 
+from atccheck.cli.config import SETTINGS_HELP, config_file_options, one_chip, settings_from_options
 from atccheck.cli.options import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
     cann_option,
     error_boundary,
     input_shape_option,
+    note_profile,
     precision_option,
     soc_option,
     use_color,
 )
 from atccheck.emit import FIX_FORMATS
 
-EPILOG = """\b
+EPILOG = f"""\b
 Passes run in this order, each only when a finding calls for it:
   make-inputs-static, simplify, convert-opset, single-opset-import,
   decompose-*, split-large-kernel-conv / pool rewrites, repairs.
@@ -32,12 +34,15 @@ Exit codes:
      or onnxruntime cannot load the written model
   2  usage or input error (unreadable model, missing external data, bad --input-shape)
   130  interrupted (Ctrl-C): nothing is written
+
+{SETTINGS_HELP} fix reads soc (one chip), cann, precision-mode and the model's
+input-shapes entry.
 """
 
 
 @click.command("fix", epilog=EPILOG)
 @click.argument("model", type=click.Path(dir_okay=False, path_type=str))
-@soc_option()
+@soc_option(required=False)
 @cann_option
 @input_shape_option
 @click.option("--inputs", "inputs", type=click.Path(dir_okay=False, path_type=str), metavar="SAMPLE.npz",
@@ -50,9 +55,9 @@ Exit codes:
 @click.option("--format", "fmt", type=click.Choice(list(FIX_FORMATS)), default="text", show_default=True)
 @click.option("--report", "report_file", metavar="FIX.html", type=click.Path(dir_okay=False, path_type=str),
               help="Also write an HTML report: each applied pass with the graph before and after, the numbers.")
+@config_file_options
 @error_boundary
-def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, in_place, unsafe_fixes, no_verify, fmt,
-                report_file):
+def fix_command(model, inputs, output, in_place, unsafe_fixes, no_verify, fmt, report_file, **params):
     """Fix MODEL (an .onnx file) for ATC conversion to one chip.
 
     Removes every finding of 'atccheck check' that a graph rewrite can remove, proves the
@@ -64,7 +69,14 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
     from atccheck.fileio import refuse_overwriting_inputs
     from atccheck.fixing.pipeline import fix
 
-    refuse_overwriting_inputs([("-o", output)], [], [("--inputs", inputs)])
+    settings = settings_from_options(params)
+    soc = one_chip(settings, "fix")
+    note_profile(settings.cann)
+    refuse_overwriting_inputs([("-o", output)], [], [("--inputs", inputs), ("--config", settings.config_path)])
+    gears = settings.gears_for(model)
+    if gears is not None:
+        click.echo(f"atccheck: note: the settings give {model} {gears[0]}={gears[1]}; fix writes one model and "
+                   "leaves gears to the atc command ('atccheck atc-cmd' writes it)", err=True)
     steps = None
     if report_file:
         from atccheck.emit.html import FixSteps
@@ -73,14 +85,14 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
     outcome = fix(
         model,
         soc=soc,
-        cann=cann,
-        input_shapes=input_shape,
+        cann=settings.cann,
+        input_shapes=settings.shapes_for(model),
         inputs=inputs,
         output=output,
         in_place=in_place,
         unsafe_fixes=unsafe_fixes,
         verify=not no_verify,
-        precision_mode=precision_mode,
+        precision_mode=settings.precision_mode,
         on_step=steps,
     )
     if report_file:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import importlib
 import sys
+from typing import Any, NoReturn
 
 try:
     import click
@@ -49,8 +50,34 @@ def _restore_collector(thresholds: tuple[int, ...]) -> None:
         gc.set_threshold(*thresholds)
 
 
+def usage_line(exc: click.UsageError) -> str:
+    """A usage error as one line, as every atccheck error reads: ``atccheck: error: ...``, with the
+    command whose --help lists what it takes (click alone prints Usage / Try / Error lines)."""
+    message = " ".join(exc.format_message().split())
+    message = message.replace(". (Did you mean", " (did you mean").rstrip(".")
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    command = exc.ctx.command_path if exc.ctx is not None else "atccheck"
+    return f"atccheck: error: {message}; see '{command} --help'"
+
+
+def _usage_exit(exc: click.UsageError) -> NoReturn:
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):  # bare 'atccheck': the help, as click shows it
+        raise exc
+    click.echo(usage_line(exc), err=True)
+    raise click.exceptions.Exit(exc.exit_code)
+
+
 class AtccheckGroup(click.Group):
-    """The command group; Ctrl-C anywhere is one line and exit 130 (click alone says 'Aborted!', exit 1)."""
+    """The command group; Ctrl-C anywhere is one line and exit 130 (click alone says 'Aborted!', exit 1);
+    a usage error of any command is one line and exit 2."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:  # the group's own options
+            _usage_exit(exc)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *self.commands})
@@ -67,6 +94,8 @@ class AtccheckGroup(click.Group):
         onnxpb.use_leaves()
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:  # a subcommand's options and arguments, or no such command
+            _usage_exit(exc)
         except KeyboardInterrupt:
             click.echo("atccheck: interrupted", err=True)
             ctx.exit(130)

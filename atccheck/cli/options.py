@@ -44,8 +44,18 @@ cann_option = click.option(
     default=DEFAULT_PROFILE,
     show_default=True,
     metavar="PROFILE",
-    help=f"CANN profile: {_profiles_text()} (see 'atccheck targets').",
+    help=f"CANN profile: {_profiles_text()}, or your release number (8.1.RC1, 8.0.RC3, 6.0.1), which picks its "
+    "profile (see 'atccheck targets').",
 )
+
+
+def note_profile(cann: str) -> None:
+    """One note on stderr saying which profile a release number picked (nothing for a profile id)."""
+    from atccheck.target import profile_note
+
+    note = profile_note(cann)
+    if note:
+        click.echo(f"atccheck: note: {note}", err=True)
 input_shape_option = click.option(
     "--input-shape",
     "input_shape",

@@ -34,7 +34,8 @@ def targets_command(fmt):
             ],
             "profiles": [
                 {"id": p.id, "title": p.title, "basis": p.basis, "kernel_release": p.kernel_release,
-                 "note": p.note, "source": list(p.source)}
+                 "note": p.note, "source": list(p.source),
+                 "releases": [{"line": r.line, "why": r.why, "source": r.source} for r in p.releases]}
                 for p in tbl.profiles.values()
             ],
         }
@@ -55,8 +56,11 @@ def targets_command(fmt):
             dyn = "dynamic shape" if soc.dynamic_shape else "static shape and gears only"
             click.echo(f"    {soc.name:<18} kernels {soc.kernel_family:<13} {ub_text}, {memory}, {dyn}")
     click.echo("")
-    click.echo("CANN profiles (--cann):")
+    click.echo("CANN profiles (--cann takes the id or a release number: 8.1.RC1 picks the profile of 8.1.x;")
+    click.echo("a release no profile lists is unknown and refused):")
     for profile in tbl.profiles.values():
         click.echo(f"  {profile.id:<4} {profile.title}")
         click.echo(f"       kernels: {profile.kernel_release}; {profile.note}")
-        click.echo(f"       sources: {'; '.join(profile.source)}")
+        releases = ", ".join(f"{line}.x" for line in profile.release_lines)
+        click.echo(f"       releases: {releases}")
+        click.echo(f"       sources: {'; '.join(tbl.label_sources(s) for s in profile.source)}")

@@ -3,7 +3,8 @@
 Printed in a workflow step, each line becomes an annotation on the model file (ONNX is
 binary, so annotations are file-level). Findings with the same rule, message and hint on
 several nodes become one annotation naming the first nodes and the count, because GitHub
-shows only a few annotations per step. A model that could not be checked is an ``::error``.
+shows only a few annotations per step. A finding that asks nothing of the user (a node ATC
+folds away) is no annotation. A model that could not be checked is an ``::error``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def render(reports: Sequence[Report], *, unchecked: Sequence["UncheckedModel"] =
     lines = []
     for report in reports:
         soc = report.target.soc.name
-        for group in message_groups(report.findings):
+        for group in message_groups([f for f in report.findings if f.needs_action]):
             first = group[0]
             message = first.message
             nodes = first_nodes(group)

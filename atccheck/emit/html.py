@@ -161,7 +161,7 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:6px 0}
 .nodes code{background:var(--bg);padding:0 3px;border-radius:3px}
 figure{margin:8px 0 0;overflow-x:auto}figcaption{color:#5b6473;font-size:12px}
 .pair{display:flex;gap:16px;flex-wrap:wrap}.pair>figure{flex:1;min-width:280px}
-svg.nb{display:block;max-width:none;background:#fcfcfd;border:1px solid #eceef2;border-radius:4px}
+svg.nb{display:block;max-width:100%;height:auto;background:#fcfcfd;border:1px solid #eceef2;border-radius:4px}
 svg.defs{position:absolute}
 svg.nb text{font:11px system-ui,sans-serif;text-anchor:middle;fill:#2a3140}
 svg.nb text.op{font-weight:600;font-size:12px}
@@ -415,8 +415,8 @@ def finding_section(group: Sequence[Finding], facts: ModelFacts, hops: int = HOP
 
 def _target_section(report: Report, facts: ModelFacts, fail_on: str, hops: int, ids: _Ids, several: bool) -> str:
     c = report.counts()
-    head = (f'<section class="target"><h2>{esc(report.target.describe())}: {c["error"]} errors, '
-            f'{c["warning"]} warnings, {c["info"]} info, {_verdict(report.fails(fail_on), fail_on)}</h2>')
+    head = (f'<section class="target"><h2>{esc(report.target.describe())}: {_plural(c["error"], "error")}, '
+            f'{_plural(c["warning"], "warning")}, {c["info"]} info, {_verdict(report.fails(fail_on), fail_on)}</h2>')
     body = [head]
     if several:
         body.append(_command_block(report.atc_command, ids, ""))

@@ -2,8 +2,8 @@
 
 A headline, one table row per model x chip (and per model that could not be checked), the
 baseline's count of new and recorded findings when one is in use, then a collapsible section
-per model x chip with findings: rule, message, the first nodes and the hint, identical
-messages on many nodes grouped. The document stays under ``max_chars`` (GitHub refuses
+per model x chip with findings (rule, message, the first nodes and the hint, identical
+messages on many nodes grouped) or with an atc command, which ends the section. The document stays under ``max_chars`` (GitHub refuses
 comments over 65,536 characters): sections that do not fit are counted, not cut mid-way.
 """
 
@@ -89,6 +89,11 @@ def _section(report: Report, fail_on: str, rule_docs_url: str | None) -> str:
             entry += f"<br>ATC error {escape(first.atc_error)}"
         entry += f"<br>hint: {escape(first.hint)}"
         lines.append(entry)
+    if report.atc_command is not None:
+        line = report.atc_command.line
+        fence = "~~~~" if "```" in line else "```"
+        lines += ["", "atc command:", "", f"{fence}sh", line, fence]
+        lines += [f"- note: {escape(note)}" for note in report.atc_command.notes]
     lines += ["", "</details>", ""]
     return "\n".join(lines)
 
@@ -126,7 +131,7 @@ def render(
         )
         lines.append("")
     text = "\n".join(lines) + "\n"
-    sections = [_section(r, fail_on, rule_docs_url) for r in reports if r.findings]
+    sections = [_section(r, fail_on, rule_docs_url) for r in reports if r.findings or r.atc_command is not None]
     shown = 0
     for section in sections:
         if len(text) + len(section) + 200 > max_chars:

@@ -82,6 +82,12 @@ def adhoc_descriptor(finding: Finding) -> dict[str, Any]:
     }
 
 
+def qualified_name(graph: str, node: str) -> str:
+    """A node's fullyQualifiedName: its graph path, '::', its name. Graph paths and exporters' node
+    names ('/model.22/Mul') both use '/', so '/' cannot join them without doubling up."""
+    return f"{graph}::{node}"
+
+
 def render(
     reports: Sequence[Report],
     *,
@@ -125,7 +131,7 @@ def render(
             if f.location.node:
                 location["logicalLocations"] = [{
                     "name": f.location.node,
-                    "fullyQualifiedName": f"{f.location.graph}/{f.location.node}",
+                    "fullyQualifiedName": qualified_name(f.location.graph, f.location.node),
                     "kind": "node",
                 }]
             # Findings sharing a fingerprint (two model-level findings of one rule) stay distinct alerts.

@@ -64,6 +64,7 @@ def render_one(report: Report, *, color: bool = False, verbose: bool = False, fa
     lines.extend(numerics_lines(report.numerics))
     if report.atc_command is not None:
         lines.append(f"atc command: {report.atc_command.line}")
+        lines.extend(f"  note: {note}" for note in report.atc_command.notes)
     counts = report.counts()
     for f in report.findings:
         if f.location.node is not None and f.code in explained:

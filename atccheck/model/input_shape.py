@@ -7,8 +7,8 @@ the name at the last ``:``, dims split by ``,``; a size, -1, or a ``lo~hi`` rang
 each broken rule as a :class:`Problem` with the ATC error code; :func:`check_names_and_ranks`
 holds the entries against the model's real inputs. :func:`parse_input_shapes` and
 :func:`validate_input_shapes` are the strict form ``check`` and ``fix`` take: named entries of
-sizes or -1, the first problem raised as a UsageError. (Facts: ``atc_cli.md`` sections
-1.3-1.4, ``atc_options.json`` --input_shape, hicann/ge ``compiler/api/aclgrph/option_utils.cc``.)
+sizes or -1, the first problem raised as a UsageError. (Facts: the
+``--input_shape`` page of the ATC docs (``op_tables/atc_options.json``), hicann/ge ``compiler/api/aclgrph/option_utils.cc``.)
 """
 
 from __future__ import annotations

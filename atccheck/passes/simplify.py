@@ -45,6 +45,7 @@ class Simplify(FixPass):
     answers = (
         FixLink("dynamic-shape-unsupported", when={"foldable": (True,)}),
         FixLink("non-constant-input", when={"foldable_once_static": (True,)}),
+        FixLink("aicpu-fallback", when={"foldable_once_static": (True,)}),
         FixLink("dynamic-shape-unsupported", named=False),
         FixLink("non-constant-input", named=False),
     )

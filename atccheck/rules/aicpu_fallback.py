@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from atccheck.context import NodeContext
 from atccheck.domains import is_standard
@@ -51,8 +52,9 @@ class AicpuFallback(Rule):
 
     ## Fix
     Rewrite the node into ops with AI Core kernels, cast the input to a dtype the AI Core kernel
-    takes, make the inputs a fusion pass needs constant (``atccheck fix`` simplify folds shape
-    computations), or accept the cost.
+    takes, make the inputs a fusion pass needs constant, or accept the cost. When those inputs
+    are shape computations that fold once the input shapes are static, ``atccheck fix`` folds
+    them (the Fix line names the pass).
 
     ## Facts
     ``op_tables/kernels.json`` (op-info configs of the CANN 8.1.RC1 package and the 2022
@@ -106,6 +108,7 @@ class AicpuFallback(Rule):
             rewrite = self._rewrite(node, op)
             if rewrite is not None:
                 continue
+            advice = self._advice(node, op)
             passed = (f" (the graph fusion pass {fusion.pass_name} replaces {op} by {'+'.join(fusion.into)})"
                       if fusion is not None and fusion.fires else "")
             declined = (f"; the graph fusion pass {fusion.pass_name} leaves it, since {fusion.reason}"
@@ -115,11 +118,13 @@ class AicpuFallback(Rule):
                 f"{node.op_type} becomes the Ascend op {judged}{passed}, which has no AI Core kernel for "
                 f"{ctx.target.soc.name} ({kernel.family}, kernels of {kernel.release}) but has an AI CPU kernel: "
                 f"it runs on AI CPU (CANN {profile.id}){declined}",
-                hint=self._hint(node, op),
+                hint=advice["hint"],
+                fix_hint=advice.get("fix_hint"),
                 source=f"op_tables/kernels.json {kernel.release} {kernel.family} {judged}; {kernel.source}"
                        + self._fusion_source(fusion),
                 data={"ascend_op": judged, "family": kernel.family, "release": kernel.release,
-                      "reason": "no-ai-core-kernel", **self._fusion_data(fusion)},
+                      "reason": "no-ai-core-kernel", "foldable_once_static": advice["foldable_once_static"],
+                      **self._fusion_data(fusion)},
             )
 
     def _dtype_placement(self, node: NodeContext, op: str, kernel: Kernel, fusion: Fusion | None) -> Iterable[Finding]:
@@ -226,6 +231,7 @@ class AicpuFallback(Rule):
             return
         names = [op for op, _ in slow]
         kernel = slow[0][1]
+        advice = self._advice(node, names[0])
         reg = ctx.registration(node.gnode)
         how = ("duplicate registrations" if reg is not None and node.opset is not None
                and len(reg.mapping_at(node.opset)) > 1 else "a PartitionedCall")
@@ -236,7 +242,8 @@ class AicpuFallback(Rule):
         notes += "".join(f"; the graph fusion pass {f.pass_name} leaves {f.ascend_op}, since {f.reason}"
                          for f in declined)
         data: dict[str, object] = {"ascend_op": names[0], "ascend_ops": names, "members": list(members), "family": kernel.family,
-                "release": kernel.release, "reason": "composite-member"}
+                "release": kernel.release, "reason": "composite-member",
+                "foldable_once_static": advice["foldable_once_static"]}
         if passes:
             data["fusion_passes"] = {f.pass_name: ("fires" if f.fires else f.reason) for f in passes}
         yield self.finding(
@@ -245,7 +252,8 @@ class AicpuFallback(Rule):
             f"{'has' if len(names) == 1 else 'have'} no AI Core kernel for {ctx.target.soc.name} ({kernel.family}, "
             f"kernels of {kernel.release}) but an AI CPU one: the node runs on AI CPU, as slow as its slowest member "
             f"(CANN {ctx.target.profile.id}){notes}",
-            hint=self._hint(node, names[0]),
+            hint=advice["hint"],
+            fix_hint=advice.get("fix_hint"),
             source=(f"op_tables/registry.json {node.parser_key} (Ascend mapping); op_tables/kernels.json "
                     f"{kernel.release} {kernel.family} {', '.join(names)}; {kernel.source}"
                     + "".join(self._fusion_source(f) for f in passes)),
@@ -316,12 +324,29 @@ class AicpuFallback(Rule):
         return False
 
     @staticmethod
-    def _hint(node: NodeContext, op: str) -> str:
+    def _advice(node: NodeContext, op: str) -> dict[str, Any]:
+        """The hint (and the hint when a pass answers) for an op on AI CPU, and whether the inputs a
+        fusion pass needs constant become foldable once the input shapes are static (the data
+        simplify's link reads)."""
         facts = node.ctx.tables.op_facts_for("ai-core-rewrite", node.op_type, node.ctx.target.profile.id)
         for fact in facts:
             params = fact.params or {}
             if params.get("ascend_op") == op:
                 inputs = ", ".join(str(i) for i in params.get("const_inputs", ()))
-                return (f"make inputs {inputs} constant so a fusion pass moves {op} to "
-                        f"{'/'.join(params.get('into', ()))} (atccheck fix: simplify), or accept the AI CPU cost")
-        return "rewrite the node into ops with AI Core kernels, or accept the AI CPU cost"
+                names = [node.input_name(i) for i in params.get("const_inputs", ())]
+                once_static = all(node.ctx.graph.is_foldable(name, _shapes_static) for name in names if name)
+                into = "/".join(params.get("into", ()))
+                return {
+                    "hint": f"make inputs {inputs} constant so a fusion pass moves {op} to {into}, or accept the "
+                            "AI CPU cost",
+                    "fix_hint": f"fix the input shapes, then 'atccheck fix' ({{pass_name}}) folds inputs {inputs} "
+                                f"into constants so a fusion pass moves {op} to {into}; or accept the AI CPU cost",
+                    "foldable_once_static": once_static,
+                }
+        return {"hint": "rewrite the node into ops with AI Core kernels, or accept the AI CPU cost",
+                "foldable_once_static": False}
+
+
+def _shapes_static(_name: str) -> bool:
+    """Foldability as if every shape were static (Shape and Size of anything fold)."""
+    return True

@@ -54,7 +54,7 @@ class AttrIgnored(Rule):
 
     ## Facts
     ``op_tables/op_facts.json`` kind ``ignored-attr``: the Gemm, Resize and AveragePool
-    plugins of the 2022 canndev tree and of hicann/ops-nn (notes/cann_source.md section 6),
+    plugins of the 2022 canndev tree and of hicann/ops-nn (each entry names its plugin file),
     and the published Gemm and Resize pages; the plugin facts of
     ``op_tables/curated/plugin_refusals.json`` (every plugin of dengguojie/vue-element-admin
     @7d77ce32d and hicann/ops-nn, ops-math, ops-cv, with file and lines).

@@ -59,8 +59,9 @@ class CustomDomainOp(Rule):
     opp directory (custom plugins are searched before the built-in ones).
 
     ## Facts
-    cann_source.md section 1 item 5 (pre-check, E19010/E13010), section 2 (built-in
-    domains, custom plugins, model-local functions); the profile registries in
+    hicann/ge parser/parser/common/pre_checker.cc (pre-check, E13010; E19010 in the older
+    Ascend/parser), parser/parser/common/tbe_plugin_loader.cc (custom plugins first) and
+    graph_metadef/proto/onnx/ge_onnx.proto (no model-local functions); the profile registries in
     ``op_tables/registry.json``.
     """
 

@@ -47,9 +47,11 @@ class DomainWithoutOpsetImport(Rule):
     fails with E16005, see ``multiple-opset-imports``).
 
     ## Facts
-    cann_source.md section 1 item 4 and section 2 (unknown custom op without an import);
+    hicann/ge parser/parser/onnx/onnx_parser.cc ``ConstructOriType`` (an unknown custom
+    op without an import);
     ``cann_onnx_registry.json`` ``parser_facts`` ``domain_not_in_opset_import``;
-    atc_cli.md section 2.1 (E19999 aborts parsing; the node is not recorded).
+    hicann/ge parser/parser/common/pre_checker.cc (E19999 aborts parsing; the node is not
+    recorded).
     """
 
     code = "AC104"

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from atccheck.context import NodeContext
 from atccheck.domains import is_standard
-from atccheck.findings import Finding, Severity
+from atccheck.findings import NO_ACTION, Finding, Severity
 from atccheck.rules._attrs import ascend_ops, fact_applies, formal_input_names, reaches_plugin
 from atccheck.rules._placement import (
     KernelView,
@@ -80,7 +80,8 @@ class DtypeNotSupported(Rule):
     statements) and ``fusion-pass`` (``op_tables/curated/fusion_passes.json``); ``atc_options.json``
     --precision_mode meanings (``precision_fp16_casts``: the dtypes a casting mode turns into
     float16) and ``--oo_constant_folding`` (default true: constant subgraphs are computed at
-    compile time).
+    compile time); the ``op_select_format`` flag (``dynamicFormat`` in the op-info configs of the
+    CANN 8.1.RC1 package).
     """
 
     code = "AC304"
@@ -292,10 +293,10 @@ class DtypeNotSupported(Rule):
             f"{node.op_type} with {'/'.join(dtypes)} input is computed at compile time at these input shapes "
             f"(every input is a constant or the shape of a static tensor): ATC's constant folding removes it, so "
             f"its dtype needs no kernel (on the device it would be a{'n' if severity == 'error' else ''} {severity})",
-            hint="nothing to do; 'atccheck fix' (simplify) folds it in the file too",
+            hint="nothing to do: ATC folds it when it builds the model",
             source=f"{FOLD_SOURCE}; {worst[0].source}",
             severity=Severity.INFO,
-            data={"dtypes": dtypes, "fact": "folded", "unfolded_severity": severity},
+            data={"dtypes": dtypes, "fact": "folded", "unfolded_severity": severity, NO_ACTION: True},
         )
 
     def _cast_output(self, node: NodeContext, spec: OpSpec) -> Iterable[Finding]:

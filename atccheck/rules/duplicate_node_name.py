@@ -9,7 +9,7 @@ from atccheck.findings import ROOT_GRAPH, Finding, Location, Severity
 from atccheck.model.graph import GraphNode
 from atccheck.rules.base import Rule, register
 
-PRECHECK_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc; atc_cli.md section 2.1"
+PRECHECK_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc; api/atc/omg.cc"
 
 
 @register
@@ -43,9 +43,11 @@ class DuplicateNodeName(Rule):
     names; node names carry no semantics, so the rewrite is exact.
 
     ## Facts
-    atc_cli.md section 2.1 (synthetic Input nodes, root graph only, cause code 9) and
+    hicann/ge pre_checker.cc and api/atc/omg.cc (synthetic Input nodes, root graph only,
+    cause code 9) and
     ``atc_error_codes.json`` E13009 (the 9.x code; the code older releases print is not in
-    the facts); ``op_tables/parser_checks.json`` unnamed-node (``UpdateAllNodeName`` /
+    the facts); hicann/ge parser/parser/onnx/onnx_parser.cc (unnamed nodes get
+    ``<op_type>_<n>``); ``op_tables/parser_checks.json`` unnamed-node (``UpdateAllNodeName`` /
     ``UpdateNodeNameAndOpType`` in the parsers of every era).
     """
 

@@ -12,9 +12,11 @@ from atccheck.rules.base import Rule, register
 
 PARSE_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc (ParseInput)"
 CHECK_SOURCE = "hicann/ge@ffdcbc9f7:api/atc/omg.cc (CheckInputShapeNode)"
-GEAR_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc; shared/reference/notes/atc_cli.md rules 13-15"
-DYNAMIC_SOURCE = ("shared/reference/notes/cann_source.md section 5 (-1 without a gear option: a dynamic-shape model); "
-                  "atc_options.json --input_shape")
+GEAR_SOURCE = ("hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc; "
+               "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc (gear options)")
+DYNAMIC_SOURCE = ("hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 without a gear option: a "
+                  "dynamic-shape model); https://www.hiascend.com/document/detail/zh/canncommercial/900/devaids/"
+                  "atctool/atlasatcparam_16_0016.html (--input_shape)")
 
 # Example sizes for the hints (not facts: a user puts their own): one triple per kind of axis,
 # the first for a static --input-shape, all three as gears.
@@ -81,11 +83,10 @@ class DynamicInputShape(Rule):
     Dim reading: hicann/ge parser/parser/onnx/onnx_parser.cc ``ParseInput``. The E10001
     check: hicann/ge api/atc/omg.cc ``CheckInputShapeNode``. Gear rules (E10009, E10018,
     E10019, E10035): hicann/ge compiler/api/aclgrph/option_utils.cc and
-    multi_batch_options.cc, as restated in shared/reference/notes/cann_source.md section 5
-    and atc_cli.md rules 10-16. -1 without a gear option as a dynamic-shape model (every op
-    needs a kernel with dynamicShapeSupport, or runs on AI CPU): cann_source.md section 5;
-    chips without it (EZ3002) and releases without it (E10011): atc_options.json
-    ``--input_shape``. The example sizes in the hint are examples, not facts.
+    multi_batch_options.cc. -1 without a gear option as a dynamic-shape model (every op
+    needs a kernel with dynamicShapeSupport, or runs on AI CPU): option_utils.cc; chips
+    without it (EZ3002) and releases without it (E10011): the ``--input_shape`` and
+    ``--soc_version`` pages of the ATC docs (``op_tables/atc_options.json``). The example sizes in the hint are examples, not facts.
     """
 
     code = "AC201"

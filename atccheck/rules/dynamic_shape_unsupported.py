@@ -14,7 +14,8 @@ from atccheck.tables import InferShapeFact
 
 RANGE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 without a gear option becomes a shape range)"
 EZ3002_SOURCE = "hicann/runtime@681ef7610:src/dfx/error_manager/error_code.json (EZ3002 'Dynamic shape is not supported on this chip!')"
-GEAR_SOURCE = "shared/reference/notes/atc_cli.md rule 17 (gear mode cannot handle data-dependent internal shapes)"
+GEAR_SOURCE = ("hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc (gear mode builds one static "
+               "graph per gear: internal shapes that depend on data have no static form)")
 FOLD_SOURCE = "atc_options.json --oo_constant_folding (default true)"
 
 
@@ -71,9 +72,9 @@ class DynamicShapeUnsupported(Rule):
 
     ## Facts
     Range compilation of ``-1``: hicann/ge compiler/api/aclgrph/option_utils.cc. EZ3002 and
-    the chips without dynamic shape (``op_tables/socs.json`` ``dynamic_shape``): atc_cli.md
-    rule 12, hicann/runtime error_code.json. Gear mode and data-dependent shapes: atc_cli.md
-    rule 17. Which inputs give an op its output shape: ``op_facts.json`` kind
+    the chips without dynamic shape (``op_tables/socs.json`` ``dynamic_shape``): its
+    sources, hicann/runtime error_code.json. Gear mode and data-dependent shapes: hicann/ge
+    compiler/graph/preprocess/multi_batch_options.cc (one static graph per gear). Which inputs give an op its output shape: ``op_facts.json`` kind
     ``shape-value-inputs``, from the ONNX operator spec (onnx/onnx docs/Operators.md); it is
     ONNX semantics, not a CANN fact. Ascend's infer-shape functions of the data-dependent ops
     (NonMaxSuppressionV6, TopK, NonZero, Where, UniqueWithCountsAndSorting, SelectV2, ROIAlign),

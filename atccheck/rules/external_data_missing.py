@@ -9,10 +9,11 @@ from atccheck.context import CheckContext
 from atccheck.findings import Finding, Severity
 from atccheck.rules.base import Rule, register
 
-PARSER_SOURCE = ("shared/reference/notes/cann_source.md section 4 (external data becomes FileConstant; location "
-                 "is read beside the .onnx, offset and length as int64: parser/parser/onnx/onnx_parser.cc, "
-                 "onnx_file_constant_parser.cc)")
-FAILURE_SOURCE = "shared/reference/notes/atc_cli.md common failure 14 (missing external data: E13026/E13000, E10041)"
+PARSER_SOURCE = ("hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc (SetExternalPath: external data becomes "
+                 "FileConstant, its location read beside the .onnx), parser/parser/onnx/onnx_file_constant_parser.cc "
+                 "(offset and length as int64)")
+FAILURE_SOURCE = ("hicann/ge@ffdcbc9f7:parser/parser/common/acl_graph_parser_util.cc (a path that does not resolve: "
+                  "E13026/E13000); ATC error E10041")
 # The Git LFS pointer format (git-lfs docs/spec.md): a small text file whose first line is this key. It is
 # the file format of the pointer, not a CANN fact; only a file no larger than LFS_POINTER_MAX_BYTES is opened,
 # and only its first bytes are read.
@@ -49,9 +50,9 @@ class ExternalDataMissing(Rule):
 
     ## Facts
     External data as FileConstant read beside the model, ``offset``/``length`` as int64:
-    notes/cann_source.md section 4 (hicann/ge parser/parser/onnx/onnx_parser.cc,
-    onnx_file_constant_parser.cc). Missing external data among the common ATC failures
-    (E13026/E13000 path errors, E10041): notes/atc_cli.md failure 14. The pointer format:
+    hicann/ge@ffdcbc9f7 parser/parser/onnx/onnx_parser.cc (``SetExternalPath``) and
+    onnx_file_constant_parser.cc. A path that does not resolve (E13026/E13000):
+    parser/parser/common/acl_graph_parser_util.cc; ATC error E10041. The pointer format:
     the Git LFS specification (not a CANN fact).
     """
 

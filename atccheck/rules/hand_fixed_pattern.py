@@ -46,8 +46,8 @@ class HandFixedPattern(Rule):
     ## Facts
     ``op_tables/op_facts.json`` kind ``hand-fixed-practice``: the ModelZoo ports
     (Ascend/ModelZoo-PyTorch ACL_PyTorch/contrib xcit, TResNet, audio/tdnn), the Clip plugin
-    expansion (cann_onnx_registry.json), PadV3's modes and dtypes (notes/cann_source.md
-    section 7) and the RandomStandardNormal kernel entries (op_tables/kernels.json); the 1-D
+    expansion (cann_onnx_registry.json), PadV3's modes and dtypes (``impl/dynamic/pad_v3.py`` of the
+    CANN 8.1.RC1 package) and the RandomStandardNormal kernel entries (op_tables/kernels.json); the 1-D
     Conv fact: cann_onnx_registry.json attribute_or_rank_dependent_mappings ai.onnx::Conv.
     """
 

@@ -63,8 +63,9 @@ class KernelOutOfRange(Rule):
     AveragePool pages); op_facts.json kind ``pool-aicpu-graph`` (which plugins build the AI
     CPU pool graph, per profile); profiles.json ``published_pages`` (the profiles the
     published AveragePool page speaks for); kernels.json for AvgPoolV2's AI CPU kernel and its ``check_supported``
-    flag per family (the flag decides whether check_supported runs: notes/cann_source.md
-    section 7); notes/cann_source.md sections 6 and 7.
+    flag per family (the flag decides whether check_supported runs: the op-info configs of the
+    CANN 8.1.RC1 package); the pool plugins (``max_pool_onnx_plugin.cpp``,
+    ``average_pool_onnx_plugin.cpp`` of hicann/ops-nn) and the CANN 8.1.RC1 package's TBE impls (``opp/built-in/op_impl/ai_core/tbe/impl``).
     """
 
     code = "AC301"

@@ -64,8 +64,8 @@ class MemoryOverBudget(Rule):
 
     ## Facts
     Device memory: ``op_tables/socs.json`` ``memory_bytes``/``memory_basis`` from the CANN
-    8.1.RC1 platform_config ``memory_size`` and shared/reference/device_memory.json (product
-    pages, with confidence). Precision classes: ``atccheck/target.py`` from
+    8.1.RC1 platform_config ``memory_size`` and the product pages ``memory_source`` names
+    (with confidence). Precision classes: ``atccheck/target.py`` from
     ``atc_options.json`` ``--precision_mode``. The estimate ignores workspace memory and
     any reuse beyond liveness; it is a lower bound for activations.
     """

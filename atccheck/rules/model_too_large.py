@@ -38,7 +38,7 @@ class ModelTooLarge(Rule):
     INT_MAX``, the same in every version checked); E13015 in the GE error registry, E19015
     its legacy number (atc_error_codes.json; profiles.json ``file_size_error`` per profile);
     external data as FileConstant: parser/parser/onnx/onnx_parser.cc
-    (shared/reference/notes/cann_source.md section 4).
+    (``SetExternalPath``, hicann/ge@ffdcbc9f7).
     """
 
     code = "AC402"

@@ -48,8 +48,9 @@ class MultipleOpsetImports(Rule):
     ``custom-domain-op``).
 
     ## Facts
-    cann_source.md section 1 item 4 (old and new behaviour of ``ModelParseToGraph`` /
-    ``ConstructOriType``); ``cann_onnx_registry.json`` ``parser_facts``
+    hicann/ge parser/parser/onnx/onnx_parser.cc ``ModelParseToGraph`` /
+    ``ConstructOriType`` (the released behaviour; commit 74f8167a4 changed it after
+    v9.2.0-beta.1); ``cann_onnx_registry.json`` ``parser_facts``
     ``empty_domain_released_behaviour``; E16005 in ``op_tables/atc_errors.json``;
     ``op_tables/profiles.json`` ``single_opset_import``.
     """

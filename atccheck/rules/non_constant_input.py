@@ -45,9 +45,8 @@ class NonConstantInput(Rule):
 
     ## Facts
     ``op_tables/op_spec.json`` from the published "Supported ONNX Operators" pages (CANN
-    9.0; constant-input rules restated in shared/reference/notes/onnx_op_spec.md section 3);
-    ResizeNearestNeighborV2's constant ``size``: shared/reference/notes/cann_source.md
-    section 7; ``--oo_constant_folding``: ``op_tables/atc_options.json``.
+    9.0; each op's page is its entry's source); ResizeNearestNeighborV2's constant ``size``:
+    ``impl/dynamic/resize_nearest_neighbor_v2.py`` of the CANN 8.1.RC1 package; ``--oo_constant_folding``: ``op_tables/atc_options.json``.
     """
 
     code = "AC203"

@@ -9,7 +9,8 @@ from atccheck.findings import Finding, Severity
 from atccheck.model.shapes import TensorInfo
 from atccheck.rules.base import Rule, register
 
-CHECK_SUPPORTED_SOURCE = "shared/reference/notes/cann_source.md section 7 (check_supported, AI CPU fallback)"
+CHECK_SUPPORTED_SOURCE = ("CANN 8.1.RC1 package opp/built-in/op_impl/ai_core/tbe (check_supported runs where the "
+                          "op-info config sets needCheckSupport; a rejected op goes to its AI CPU kernel)")
 
 
 @register

@@ -29,6 +29,7 @@ from atccheck.tables.schema import (
     PrecisionMode,
     Profile,
     Registration,
+    ReleaseLine,
     Soc,
     SpecInput,
 )
@@ -95,7 +96,11 @@ def _tuple(value: Any) -> tuple:
 
 
 def load_profiles(docs: Docs) -> dict[str, Profile]:
-    return {e["id"]: Profile(**{**e, "source": tuple(e["source"])}) for e in docs["profiles.json"]["entries"]}
+    return {
+        e["id"]: Profile(**{**e, "source": tuple(e["source"]),
+                            "releases": tuple(ReleaseLine(**r) for r in e.get("releases", ()))})
+        for e in docs["profiles.json"]["entries"]
+    }
 
 
 def load_source_labels(docs: Docs) -> dict[str, str]:

@@ -14,6 +14,15 @@ from atccheck.domains import AI_ONNX, normalize_domain  # re-exported through at
 
 
 @dataclass(frozen=True)
+class ReleaseLine:
+    """A CANN release line (major.minor, as in 8.1.RC1 or 6.0.1) a profile speaks for, and why."""
+
+    line: str
+    why: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Profile:
     id: str
     title: str
@@ -38,6 +47,12 @@ class Profile:
     unverified_basis: str | None = None
     # The profile the CLI and the library use when none is given (exactly one is).
     default: bool = False
+    # The release lines (8.0, 8.1) whose numbers (8.1.RC1, 8.0.RC3) pick this profile.
+    releases: tuple[ReleaseLine, ...] = ()
+
+    @property
+    def release_lines(self) -> tuple[str, ...]:
+        return tuple(r.line for r in self.releases)
 
 
 @dataclass(frozen=True)

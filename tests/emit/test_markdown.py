@@ -69,3 +69,16 @@ def test_baseline_counts(make_report):
     outcome = BaselineOutcome(reports=(), new=2, unchanged=5, gone=(gone,))
     text = render("markdown", [make_report("m.onnx", [])], baseline=outcome)
     assert "Baseline: 2 new findings; 5 recorded in the baseline and not shown; 1 baseline entry no longer occurs." in text
+
+
+def test_each_section_ends_with_the_atc_command(make_report, make_finding):
+    from atccheck.atc.command import AtcCommand
+
+    command = AtcCommand(("atc", "--framework=5", "--model=models/b.onnx", "--input_shape=x:1,3"))
+    clean = make_report("models/b.onnx", [])
+    clean.atc_command = command
+    failing = make_report("models/a.onnx", [make_finding()])
+    failing.atc_command = command
+    text = render("markdown", [failing, clean])
+    assert text.count("<details>") == 2  # a clean model's section holds its command
+    assert text.count(f"```sh\n{command.line}\n```") == 2

@@ -87,7 +87,7 @@ def test_results_point_to_the_model_and_the_node(validate, make_report, make_fin
         assert run["artifacts"][location["index"]]["location"]["uri"] == location["uri"]
     first, second, third = results
     assert first["locations"][0]["logicalLocations"] == [
-        {"name": "/encoder/Gelu_3", "fullyQualifiedName": "main/If_0:then_branch//encoder/Gelu_3", "kind": "node"}
+        {"name": "/encoder/Gelu_3", "fullyQualifiedName": "main/If_0:then_branch::/encoder/Gelu_3", "kind": "node"}
     ]
     assert "logicalLocations" not in second["locations"][0]
     assert [r["level"] for r in results] == ["error", "error", "warning"]

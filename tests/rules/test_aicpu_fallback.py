@@ -187,6 +187,34 @@ def test_a_member_a_fact_rules_out_is_not_judged():
             if f.data.get("reason") == "composite-member"] == []
 
 
+def slice_to_shape_model():
+    """Slice whose end is computed from the shape of an input with a dynamic batch: foldable once static."""
+    inits = [init("s", np.array([1], np.int64)), init("a", np.array([1], np.int64)),
+             init("i0", np.array([1], np.int64)), init("i1", np.array([2], np.int64))]
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Slice", ["shape", "i0", "i1"], ["e"]),
+             helper.make_node("Slice", ["x", "s", "e", "a"], ["y"], name="cut")]
+    return make_model(nodes, [tensor_input("x", ["n", 6])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                      inits, opset=13)
+
+
+def test_the_finding_names_the_pass_its_hint_names():
+    """Bounds that fold once the shapes are static: simplify answers the finding, and the hint says so."""
+    [f] = [f for f in found(check(slice_to_shape_model(), soc="Ascend910B3", cann="9.0")) if f.location.node == "cut"]
+    assert f.data["foldable_once_static"] is True
+    assert f.fix is not None and f.fix.pass_name == "simplify" and "(simplify)" in f.hint
+
+
+def test_a_finding_no_pass_answers_names_no_pass():
+    """Bounds read from graph inputs never fold: the finding is manual and its hint names no pass."""
+    from atccheck.passes import all_passes
+
+    [f] = found(check(slice_model(False), soc="Ascend910B3", cann="9.0"))
+    assert f.data["foldable_once_static"] is False
+    assert f.fix is None or f.fix.pass_name == "manual"
+    assert not any(p.name in f.hint for p in all_passes()) and "atccheck fix" not in f.hint
+
+
 def test_add_double_on_ascend310p_runs_on_aicpu():
     # op_select_format.json cann-8.1.RC1 ascend310p Add (impl/dynamic/add.py op_select_format): bool, float16,
     # float32, int32, int64, int8, uint8 -- no double on that chip; the AI CPU Add kernel takes double.

@@ -87,6 +87,12 @@ def test_int64_shape_arithmetic_that_folds_gets_info_not_errors():
     assert mine and all(f.severity.value == "info" and f.data["fact"] == "folded" for f in mine)
     assert {f.location.node for f in mine} >= {"mod", "where", "unsqueeze"}
     assert report.fails("error") is False
+    # a fact that asks nothing: no annotation in a CI log, and no pass promised that does not answer it
+    from atccheck.emit import render
+
+    assert all(not f.needs_action and "simplify" not in f.hint for f in mine)
+    assert not any(f.code == "AC304" for f in report.findings if f.needs_action)
+    assert "AC304" not in render("github", [report])
 
 
 def test_int64_shape_arithmetic_on_run_time_values_is_still_an_error():

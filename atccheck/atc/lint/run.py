@@ -10,7 +10,7 @@ the facts (and the model, when given).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,7 +20,7 @@ from atccheck.atc.lint.context import Collector, CommandContext
 from atccheck.atc.lint.parse import ParsedCommand, atc_commands, parse_atc_words
 from atccheck.atc.lint.rule import CommandRule
 from atccheck.atc.lint.rules import command_rules
-from atccheck.atc.shell import ShellSyntaxError, split_commands
+from atccheck.atc.shell import ShellSyntaxError, resolve_variables, split_commands
 from atccheck.errors import UsageError
 from atccheck.findings import Finding, Severity
 from atccheck.tables import tables
@@ -53,6 +53,7 @@ def lint_command(
     soc: str | None = None,
     cann: str = DEFAULT_PROFILE,
     files: FileBase | None = None,
+    model_for: "Callable[[ParsedCommand], tuple[onnx.ModelProto | None, str | None]] | None" = None,
 ) -> LintResult:
     """Lint every ``atc`` command in ``text`` (a one-liner or a script).
 
@@ -61,13 +62,15 @@ def lint_command(
     ``cann`` picks the release (flags such as --precision_mode_v2 exist only from 7.0 on);
     ``files`` says where relative paths in the command are looked up (default: the current
     directory; a script's own directory too for ``--lint-file``).
+    ``model_for`` gives each command its own (model, model path) instead, for a script that
+    converts several models; (None, path) skips the checks against the graph for that command.
     Raises UsageError when the text holds no atc command or is not complete shell.
     """
     tbl = tables()
     profile = resolve_profile(cann, tbl)
     fallback_soc = resolve_soc(soc, tbl) if soc else None
     try:
-        commands = split_commands(text)
+        commands = resolve_variables(split_commands(text))
     except ShellSyntaxError as exc:
         raise UsageError(f"the command is not complete shell text: {exc}") from None
     found, cuts = atc_commands(commands)
@@ -76,11 +79,12 @@ def lint_command(
     flags = known_flags(tbl)
     collector = Collector()
     rules = command_rules()
-    onnx_given = model is not None or (model_path or "").endswith(".onnx")
     parsed = [parse_atc_words(words, flags, line) for words, line in found]
     files = files or FileBase(os.getcwd())
     for index, cmd in enumerate(parsed):
-        ctx = CommandContext(cmd, collector, tbl, flags, profile, model, model_path, fallback_soc, onnx_given, files)
+        graph, path = model_for(cmd) if model_for is not None else (model, model_path)
+        onnx_given = graph is not None or (path or "").endswith(".onnx")
+        ctx = CommandContext(cmd, collector, tbl, flags, profile, graph, path, fallback_soc, onnx_given, files)
         if index == 0:  # the shell's cuts, of every command, come first
             _judge_events(cuts, _stage(rules, "shell"), ctx)
         _judge_events(cmd.events, _stage(rules, "parser"), ctx)

@@ -38,7 +38,7 @@ class DynamicShapeNotInRelease(CommandRule):
     batch and sequence both -1).
 
     ## Facts
-    ``notes/atc_cli.md`` rule 12 (CANN <= 6.x); ``op_tables/profiles.json``
+    ``hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc`` (-1 and ranges) (CANN <= 6.x); ``op_tables/profiles.json``
     (``input_shape_ranges`` per release); ``atc_error_codes.json`` E10011, E10002.
     """
 

@@ -39,7 +39,7 @@ class DynamicShapeOnStaticChip(CommandRule):
     example batch and sequence both -1).
 
     ## Facts
-    ``notes/atc_cli.md`` rule 12; ``shared/reference/atc_options.json`` ``--input_shape``;
+    ``hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc`` (-1 and ranges); ``op_tables/atc_options.json`` ``--input_shape``;
     ``atc_error_codes.json`` EZ3002; the chips' ``dynamic_shape`` fact in ``op_tables``.
     """
 

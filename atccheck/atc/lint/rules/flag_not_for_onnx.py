@@ -35,8 +35,8 @@ class FlagNotForOnnx(CommandRule):
     Remove the flag.
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``parameters`` (``onnx_relevance``, notes);
-    ``notes/atc_cli.md`` rule 4; ``atc_error_codes.json`` E10060.
+    ``op_tables/atc_options.json`` ``parameters`` (``onnx_relevance``, notes);
+    each flag's page of the ATC docs (its ``op_tables/atc_options.json`` ``source``); ``atc_error_codes.json`` E10060.
     """
 
     code = "AC522"

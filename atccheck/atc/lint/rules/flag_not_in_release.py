@@ -33,7 +33,7 @@ class FlagNotInRelease(CommandRule):
     Use the release's form (``--precision_mode`` with the matching v1 value), or a newer CANN.
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``--precision_mode_v2``; ``op_tables/profiles.json``
+    ``op_tables/atc_options.json`` ``--precision_mode_v2``; ``op_tables/profiles.json``
     (``precision_mode_v2`` per release).
     """
 

@@ -38,7 +38,7 @@ class GearRule(CommandRule):
     command.
 
     ## Facts
-    ``notes/atc_cli.md`` rules 13-16; ``hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc``;
+    ``hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc``;
     ``op_tables/limits.json`` (gear counts per chip).
     """
 
@@ -57,7 +57,7 @@ class GearRule(CommandRule):
         given = [f for f in gear_flags() if cmd.has(f)]
         if len(given) > 1:
             ctx.report(cls, given[1], f"{', '.join(given)} are mutually exclusive", hint="keep one",
-                       atc_error="E10009", source="shared/reference/atc_options.json mutual_exclusion_groups")
+                       atc_error="E10009", source=ctx.flags[given[1]].source)
         if not given:
             return
         occurrence = cmd.last(given[0])

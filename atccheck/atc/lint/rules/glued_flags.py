@@ -35,7 +35,7 @@ class GluedFlags(CommandRule):
 
     ## Facts
     ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc`` (getopt_long takes everything after ``=`` as the value); ``atc_error_codes.json``
-    E10054; ``notes/atc_cli.md`` rule 3.
+    E10054; POSIX Shell Command Language 2.2 and 2.9 (quoting, lists).
     """
 
     code = "AC504"

@@ -33,7 +33,7 @@ class InputNameNotInModel(CommandRule):
     Use the exact graph input names; separate entries with ``;``.
 
     ## Facts
-    ``notes/atc_cli.md`` rule 10; ``atc_error_codes.json`` E10016, E10017;
+    ``hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc`` (--input_shape); ``atc_error_codes.json`` E10016, E10017;
     ``hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc``.
     """
 

@@ -30,7 +30,7 @@ class InputRankMismatch(CommandRule):
     Give as many dims as the model input has.
 
     ## Facts
-    ``notes/atc_cli.md`` rule 10; ``atc_error_codes.json`` E10049.
+    ``hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc`` (--input_shape); ``atc_error_codes.json`` E10049.
     """
 
     code = "AC516"

@@ -32,7 +32,7 @@ class InputShapeSyntax(CommandRule):
     Write ``name:d0,d1,...;name2:...`` with positive integers (-1 only on gear axes).
 
     ## Facts
-    ``notes/atc_cli.md`` rule 10; ``hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc``;
+    ``hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc`` (--input_shape);
     ``atc_error_codes.json`` E10002, E10011, E10013.
     """
 

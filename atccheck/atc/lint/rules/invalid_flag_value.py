@@ -33,8 +33,8 @@ class InvalidFlagValue(CommandRule):
     Use one of the values the finding lists.
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``parameters`` (allowed values and their error codes);
-    ``notes/atc_cli.md`` rule 5.
+    ``op_tables/atc_options.json`` ``parameters`` (allowed values and their error codes);
+    ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc`` (PrintValueError).
     """
 
     code = "AC513"

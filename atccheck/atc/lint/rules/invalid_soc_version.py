@@ -47,8 +47,8 @@ class InvalidSocVersion(CommandRule):
     the names.
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``soc_versions`` (valid names, ``not_valid_for_atc``,
-    case-sensitive) and ``--soc_version``; ``notes/atc_cli.md`` rules 6 and 7.
+    ``op_tables/atc_options.json`` ``soc_versions`` (valid names, ``not_valid_for_atc``,
+    case-sensitive) and ``--soc_version``; ``hicann/runtime@681ef7610:src/platform/platform_config/`` (one ini per valid name).
     """
 
     code = "AC509"

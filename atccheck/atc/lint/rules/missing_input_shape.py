@@ -34,7 +34,7 @@ class MissingInputShape(CommandRule):
     Add the input to ``--input_shape`` with its sizes (-1 on gear axes, with a gear option).
 
     ## Facts
-    ``notes/atc_cli.md`` rule 11; ``hicann/ge@ffdcbc9f7:api/atc/omg.cc`` (CheckInputShapeNode).
+    ``hicann/ge@ffdcbc9f7:api/atc/omg.cc`` (CheckInputShapeNode).
     """
 
     code = "AC517"

@@ -35,7 +35,7 @@ class MissingRequiredFlag(CommandRule):
     Add the flag: ``--soc_version=Ascend310P3``; ``--framework=5`` for ONNX.
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``dependency_rules``; ``notes/atc_cli.md`` rule 4;
+    ``op_tables/atc_options.json`` ``dependency_rules``; each flag's page of the ATC docs (its ``op_tables/atc_options.json`` ``source``);
     ``atc_error_codes.json`` E10054, E10007.
     """
 
@@ -54,8 +54,8 @@ class MissingRequiredFlag(CommandRule):
             if occurrence is None:
                 ctx.report(cls, flag, f"{flag} is required for --mode={mode} and is not given",
                            hint=f"add {flag}=..." + (f" ({onnx_framework()} for ONNX)" if flag == "--framework" else ""),
-                           atc_error=code, source="shared/reference/atc_options.json dependency_rules")
+                           atc_error=code, source=ctx.flags[flag].source)
             elif occurrence.value == "" and not occurrence.intended:
                 ctx.report(cls, flag, f"{flag} is given with an empty value",
                            hint=f"give {flag} its value", atc_error="E10054",
-                           source="shared/reference/atc_options.json dependency_rules")
+                           source=ctx.flags[flag].source)

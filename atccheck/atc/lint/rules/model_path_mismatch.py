@@ -32,7 +32,7 @@ class ModelPathMismatch(CommandRule):
     Lint against the model the command converts.
 
     ## Facts
-    The lint itself (no ATC behaviour is involved); ``notes/atc_cli.md`` rule 10 for what the
+    The lint itself (no ATC behaviour is involved); the --input_shape checks for what the
     name checks rest on.
     """
 

@@ -32,7 +32,7 @@ class NhwcForOnnx(CommandRule):
     ``--dynamic_dims``).
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``--input_format``; ``notes/atc_cli.md`` rule 9.
+    ``op_tables/atc_options.json`` ``--input_format``; ``hicann/ge@ffdcbc9f7:api/atc/main_impl.cc`` (NCHW, ND or NCDHW for ONNX).
     """
 
     code = "AC514"

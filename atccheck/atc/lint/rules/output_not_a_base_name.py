@@ -32,8 +32,8 @@ class OutputNotABaseName(CommandRule):
     ``--output=out/net``; ``--output=net``.
 
     ## Facts
-    ``notes/atc_cli.md`` rule 1; ``hicann/ge@ffdcbc9f7:api/atc/main_impl.cc``;
-    ``shared/reference/atc_options.json`` ``--output``.
+    ``hicann/ge@ffdcbc9f7:api/atc/main_impl.cc``;
+    ``op_tables/atc_options.json`` ``--output``.
     """
 
     code = "AC524"
@@ -56,4 +56,4 @@ class OutputNotABaseName(CommandRule):
             ctx.report(cls, "--output",
                        f"'{output}' ends with .om: ATC appends .om itself and writes '{output}.om'",
                        hint=f"--output={output[:-3]}", atc_error=None, severity=Severity.WARNING,
-                       source="shared/reference/atc_options.json --output")
+                       source=ctx.flags["--output"].source)

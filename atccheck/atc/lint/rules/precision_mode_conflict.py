@@ -35,7 +35,7 @@ class PrecisionModeConflict(CommandRule):
     fp32 mode on chips without bf16.
 
     ## Facts
-    ``shared/reference/atc_options.json`` ``mutual_exclusion_groups`` and ``--precision_mode_v2``;
+    ``op_tables/atc_options.json`` ``mutual_exclusion_groups`` and ``--precision_mode_v2``;
     ``atc_error_codes.json`` E10056.
     """
 
@@ -54,7 +54,7 @@ class PrecisionModeConflict(CommandRule):
             ctx.report(cls, "--precision_mode_v2",
                        "--precision_mode and --precision_mode_v2 are both set: \"Cannot configure both parameters\"",
                        hint="keep one (prefer --precision_mode_v2 where the release has it)", atc_error="E10056",
-                       source="shared/reference/atc_options.json mutual_exclusion_groups")
+                       source=ctx.flags["--precision_mode_v2"].source)
         soc, extra = ctx.soc, ctx.tables.atc_options_extra
         if soc is None:
             return

@@ -35,7 +35,7 @@ class SingleDashFlag(CommandRule):
 
     ## Facts
     ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc`` (FormatArgv rewrites ``-name`` to ``--name``; getopt's short options: ``-h`` only);
-    ``notes/atc_cli.md`` rule 2.
+    ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc``.
     """
 
     code = "AC502"

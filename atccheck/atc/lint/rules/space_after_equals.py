@@ -33,7 +33,7 @@ class SpaceAfterEquals(CommandRule):
     Remove the space: ``--model=m.onnx``.
 
     ## Facts
-    ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc`` (non-option parameters are rejected after parsing); ``notes/atc_cli.md`` rule 2.
+    ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc`` (non-option parameters are rejected after parsing).
     """
 
     code = "AC505"

@@ -34,7 +34,7 @@ class StrayWord(CommandRule):
     Quote the whole value the word belongs to, or remove the word.
 
     ## Facts
-    ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc``; ``notes/atc_cli.md`` rules 2 and 3.
+    ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc``; POSIX Shell Command Language 2.2 and 2.9 (quoting, lists).
     """
 
     code = "AC506"

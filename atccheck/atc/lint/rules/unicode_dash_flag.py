@@ -34,7 +34,7 @@ class UnicodeDashFlag(CommandRule):
 
     ## Facts
     ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc`` (options start with ASCII ``-``; other words are non-option parameters);
-    ``notes/atc_cli.md`` rule 2.
+    ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc``.
     """
 
     code = "AC503"

@@ -38,7 +38,7 @@ class UnknownAtcFlag(CommandRule):
 
     ## Facts
     ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc`` (getopt_long, unknown flag message); the flag list is ``op_tables/atc_options.json``,
-    built from ``shared/reference/atc_options.json``; ``notes/atc_cli.md`` rule 2.
+    built from ``op_tables/atc_options.json``; ``hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc``.
     """
 
     code = "AC501"

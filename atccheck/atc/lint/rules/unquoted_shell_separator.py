@@ -35,7 +35,7 @@ class UnquotedShellSeparator(CommandRule):
     Wrap the whole value in double quotes: ``--input_shape="a:1,3,224,224;b:1,128"``.
 
     ## Facts
-    ``notes/atc_cli.md`` rule 3 (an unquoted ``;`` ends the shell command and ATC reports a
+    POSIX Shell Command Language 2.2 and 2.9 (an unquoted ``;`` ends the shell command and ATC reports a
     required option as empty); ``atc_error_codes.json`` E10054.
     """
 
@@ -59,6 +59,6 @@ class UnquotedShellSeparator(CommandRule):
                         "a missing entry leaves the model's dims)")
         ctx.report(cls, flag if flag.startswith("--") else None, message,
                    hint=f"wrap the whole value in double quotes: {flag}=\"...\"",
-                   source="shared/reference/notes/atc_cli.md rule 3; E10054",
+                   source="POSIX Shell Command Language 2.9.3 (an unquoted ';' ends a command); ATC error E10054",
                    atc_error="E10054" if required else None,
                    data={"separator": event.separator, "lost_flags": list(event.lost)}, line=event.line)

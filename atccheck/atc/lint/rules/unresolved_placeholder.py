@@ -37,7 +37,7 @@ class UnresolvedPlaceholder(CommandRule):
 
     ## Facts
     ``atc_error_codes.json`` E10054 (a required parameter is empty); POSIX shell parameter
-    expansion and redirection; ``notes/atc_cli.md`` rule 3.
+    expansion and redirection; POSIX Shell Command Language 2.2 and 2.9 (quoting, lists).
     """
 
     code = "AC510"

@@ -33,7 +33,7 @@ class WrongFramework(CommandRule):
     ``--framework=5``.
 
     ## Facts
-    ``notes/atc_cli.md`` rules 4 and 22; ``shared/reference/atc_options.json`` ``--framework``;
+    each flag's page of the ATC docs (its ``op_tables/atc_options.json`` ``source``); ``hicann/ge@ffdcbc9f7:parser/parser/common/acl_graph_parser_util.cc`` (E13005); ``op_tables/atc_options.json`` ``--framework``;
     ``atc_error_codes.json`` E10007, E13005.
     """
 
@@ -57,4 +57,5 @@ class WrongFramework(CommandRule):
             ctx.report(cls, "--framework",
                        f"--framework={framework.value} for an ONNX model: ATC parses the file as another framework's "
                        "format and fails", hint="--framework=5 for ONNX", atc_error="E13005",
-                       source="shared/reference/notes/atc_cli.md rule 22")
+                       source="hicann/ge@ffdcbc9f7:parser/parser/common/acl_graph_parser_util.cc (E13005: the file does not "
+                              "parse)")
