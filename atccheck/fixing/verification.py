@@ -11,6 +11,7 @@ the final chain into the outcome's :class:`~atccheck.fixing.outcome.Verification
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atccheck.fixing.outcome import DISABLED, PROVED, TESTED, UNVERIFIED, PassOutcome, Verification
-from atccheck.fixing.verify import Inputs
+from atccheck.fixing.verify import Inputs, bind_cancel
 from atccheck.passes.base import FixPass
 from atccheck.report import Report
 
@@ -83,7 +84,11 @@ class Verifier:
         self.inputs = inputs
         self.enabled = enabled
         self.unavailable = unavailable  # why no inputs could be made, if so
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify")
+        # set by close(): a run the worker starts after it (still importing onnxruntime or making
+        # the session when Ctrl-C came) is cancelled at once instead of running to its time limit
+        self.cancelled = threading.Event()
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify",
+                                       initializer=bind_cancel, initargs=(self.cancelled,))
         self.reference: "Future[Reference] | None" = None
 
     def start_reference(self, model: "onnx.ModelProto", path: Path | None) -> None:
@@ -223,6 +228,7 @@ class Verifier:
         from atccheck.fixing.verify import terminate_runs
 
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.cancelled.set()  # before terminate_runs: a run registering after it sees the event
         terminate_runs()  # a run still going is one nobody waits for (an interrupt, an error)
         self.pool.shutdown(wait=True)
 

@@ -498,17 +498,38 @@ RUN_TIMEOUT_S = 30.0
 
 _active_runs: set[Any] = set()
 _active_lock = threading.Lock()
+# The cancel event of the current thread's runs, when a pool bound one (see bind_cancel): a run
+# that starts after its owner stopped waiting (Ctrl-C while onnxruntime was still importing or
+# making the session) is cancelled before it begins, not left to the watchdog.
+_thread = threading.local()
 
 
 class RunTimeout(RunError):
     """onnxruntime was stopped: the run took longer than RUN_TIMEOUT_S (or was cancelled)."""
 
 
+def bind_cancel(cancelled: threading.Event) -> None:
+    """Cancel every later run on this thread once ``cancelled`` is set (a thread pool's initializer)."""
+    _thread.cancelled = cancelled
+
+
 def terminate_runs() -> None:
-    """Stop every onnxruntime run in progress (on interrupt, or when the caller no longer waits)."""
+    """Stop every onnxruntime run in progress (on interrupt, or when the caller no longer waits).
+
+    A run that has not registered yet is stopped by the cancel event bound to its thread: the
+    owner sets that event before calling this, and a run checks it under the same lock.
+    """
     with _active_lock:
         for options in _active_runs:
             options.terminate = True
+
+
+def _cancelled() -> bool:
+    event = getattr(_thread, "cancelled", None)
+    return event is not None and event.is_set()
+
+
+CANCELLED = "onnxruntime run cancelled"
 
 
 def run_model(source: ModelSource, inputs: Inputs, timeout: float | None = None) -> list[Outputs]:
@@ -520,6 +541,8 @@ def run_model(source: ModelSource, inputs: Inputs, timeout: float | None = None)
     import onnxruntime as ort
 
     limit = RUN_TIMEOUT_S if timeout is None else timeout
+    if _cancelled():
+        raise RunTimeout(CANCELLED)
     try:
         session = ort.InferenceSession(source.payload, session_options(), providers=["CPUExecutionProvider"])
     except Exception as exc:
@@ -539,6 +562,8 @@ def run_model(source: ModelSource, inputs: Inputs, timeout: float | None = None)
         watchdog.daemon = True
         with _active_lock:
             _active_runs.add(options)
+            if _cancelled():  # the owner stopped waiting before this run could register
+                options.terminate = True
         watchdog.start()
         try:
             values = session.run(names, feeds, options)
@@ -547,7 +572,7 @@ def run_model(source: ModelSource, inputs: Inputs, timeout: float | None = None)
                 raise RunTimeout(f"timed out: onnxruntime ran the model for more than {limit:g} s "
                                  "(a loop without an end?)") from None
             if options.terminate:
-                raise RunTimeout("onnxruntime run cancelled") from None
+                raise RunTimeout(CANCELLED) from None
             raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
         finally:
             watchdog.cancel()
