@@ -31,12 +31,14 @@ this module re-exports it with ``PassStatus`` and the other data classes).
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import AtcCheckError, InputError
+from atccheck.fileio import file_kind
 from atccheck.findings import Finding, FixSuggestion
 from atccheck.fixing.outcome import (
     SCHEMA_VERSION,
@@ -107,10 +109,14 @@ def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.Mod
             if ext.location not in sizes:
                 path = base / ext.location
                 try:
-                    sizes[ext.location] = path.stat().st_size
+                    info = path.stat()
                 except OSError:
                     raise InputError(display, f"external data file '{ext.location}' is missing (fix needs the weights; "
                                               "check only reads the graph)") from None
+                if not stat.S_ISREG(info.st_mode):  # onnx would open it, and a FIFO blocks the open
+                    raise InputError(display, f"external data file '{ext.location}' is a {file_kind(info.st_mode)}, "
+                                              "not a regular file; fix reads the weights from a file")
+                sizes[ext.location] = info.st_size
             if ext.end > sizes[ext.location]:
                 raise InputError(display, f"external data file '{ext.location}' is {sizes[ext.location]} bytes, too "
                                           f"short for tensor '{ext.name}' (needs {ext.end}); it is truncated or not this "

@@ -20,9 +20,11 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import InputError
+from atccheck.fileio import file_kind, is_lfs_pointer
 from atccheck.model.graph import SMALL_CONSTANT_ELEMENTS
 from atccheck.model.shapes import SMALL_INITIALIZER_ELEMENTS
 
@@ -342,10 +344,13 @@ def load_model(source: "str | os.PathLike[str] | onnx.ModelProto", *, weights: b
         raise InputError(display, "no such file") from None
     except OSError as exc:
         raise InputError(display, f"cannot read: {exc.strerror or exc}") from None
-    if path.is_dir():
-        raise InputError(display, "is a directory, not a model file")
+    if not S_ISREG(stat.st_mode):  # a FIFO would block the read; a device or a socket is no model
+        raise InputError(display, f"is a {file_kind(stat.st_mode)}, not a model file")
     if stat.st_size == 0:
         raise InputError(display, "empty file (ATC: E13015)")
+    if is_lfs_pointer(path, stat.st_size):
+        raise InputError(display, f"is a Git LFS pointer ({stat.st_size} bytes of text), not the model: the clone "
+                                  "was made without the LFS files; run 'git lfs pull' to fetch it")
     model = _parse_whole(path, display, stat.st_size) if weights else _parse_graph(path, display)
     validate_structure(model, display)
     return LoadedModel(
