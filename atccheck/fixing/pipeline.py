@@ -477,6 +477,9 @@ def fix(
         if early:
             verifier.start_reference(loaded.model, loaded.path)
         before = check_prepared(prepare(loaded), target)  # the model as stored: weights not read yet
+        # the before counts as check shows them with the same --input-shape; made before anything is
+        # staged, so an --input-shape the graph cannot take stops fix with nothing written
+        shown_before = check_prepared(prepare(loaded, user_shapes), target) if user_shapes else before
         working = read_weights(loaded, model)
         if not early:
             verifier.start_reference(working, loaded.path)
@@ -505,9 +508,6 @@ def fix(
 
     used = verifier.inputs  # without the sets the original fails on, when some run
     verification = summarize(verify, reference, chain, used.describe() if used is not None else [])
-    shown_before = before
-    if user_shapes:  # the before counts as check shows them with the same --input-shape
-        shown_before = check_prepared(prepare(loaded, user_shapes), target)
     after = final.report.filtered(final.report.findings)
     after.model = str(out) if out is not None else before.model
     remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe_fixes)) for f in after.findings]

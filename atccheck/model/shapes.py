@@ -121,6 +121,11 @@ def validate_input_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[i
         if name not in inputs:
             known = ", ".join(inputs) or "none"
             raise UsageError(f"--input-shape names '{name}', which is not a model input (inputs: {known}) (ATC: E10016)")
+        kind = inputs[name].type.WhichOneof("value")
+        if kind != "tensor_type":  # an opaque, sequence, map or optional value has no dims to fix
+            what = f"of {kind.removesuffix('_type').replace('_', ' ')} type" if kind else "without a type"
+            raise UsageError(f"--input-shape '{name}': the model input is {what}, not a tensor, so it has no "
+                             "shape to give")
         tensor_type = inputs[name].type.tensor_type
         if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(dims):
             raise UsageError(

@@ -109,3 +109,24 @@ def test_random_inputs_beyond_reason_are_not_made():
                        [tensor_input("y", [1] * 39 + [2] * 25)])
     with pytest.raises(verify.RunError, match="not made"):
         verify.make_inputs(model, {"x": [1] * 39 + [2] * 25})
+
+
+@pytest.mark.parametrize("command", ["check", "fix"])
+@pytest.mark.parametrize("shape", ["o:1,3", "image:8,785"])
+def test_an_input_shape_for_an_input_of_opaque_type_is_refused(tmp_path, command, shape):
+    """An opaque (or sequence, map, optional) input has no dims: a shape for it is refused before
+    anything is written, not taken as given and then failed on."""
+    model = onnx.load(MODEL)
+    opaque = onnx.ValueInfoProto()
+    opaque.name = "o"
+    opaque.type.opaque_type.domain, opaque.type.opaque_type.name = "custom", "Thing"
+    model.graph.input.append(opaque)
+    if shape.startswith("image"):  # the image input itself of opaque type
+        model.graph.input[0].type.ClearField("tensor_type")
+        model.graph.input[0].type.opaque_type.name = "Image"
+        del model.graph.input[-1]
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    code, lines = run(command, str(path), "--soc", "Ascend310P3", "--input-shape", shape)
+    assert code == 2 and len(lines) == 1 and "opaque type" in lines[0]
+    assert [p.name for p in tmp_path.iterdir()] == ["m.onnx"]
