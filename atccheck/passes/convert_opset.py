@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._graph import STANDARD_DOMAINS, Names, iter_graphs, opset_of
+from atccheck.passes._onnx_tools import refusal
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 from atccheck.rules._attrs import onnx_schema
 
@@ -50,7 +51,9 @@ class ConvertOpset(FixPass):
     under the same signature (Softmax at 13) are never kept that way. An op that has no
     definition at a lower opset (LayerNormalization-17 for a profile that stops at 15)
     blocks that opset: it is left to its decompose pass, after which this pass runs again.
-    Exact: adapters rewrite attributes and inputs, not arithmetic (onnxruntime checks it).
+    A model nested near protobuf's depth limit, which the converter cannot parse, is left as
+    it is, with a note. Exact: adapters rewrite attributes and inputs, not arithmetic
+    (onnxruntime checks it).
     """
 
     name = "convert-opset"
@@ -68,6 +71,9 @@ class ConvertOpset(FixPass):
         current = opset_of(model)
         if current is None:
             return PassResult(model, False, ["the model imports no ai.onnx opset"])
+        problem = refusal(model, "onnx's version converter")
+        if problem is not None:
+            return PassResult(model, False, [f"left as is: {problem}"])
         registry = tables().registry(ctx.target.profile.id)
         standard = [r for r in registry if r.domain == AI_ONNX and r.opsets]
         low = max(LOWEST_CANDIDATE, min((min(r.opsets) for r in standard), default=LOWEST_CANDIDATE))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from atccheck.fixing.verify import INLINE_LIMIT
+from atccheck.passes._onnx_tools import ToolRefused, call_tool, refusal
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,7 +30,9 @@ class Simplify(FixPass):
     as BatchNormalization into Conv) on the model as the earlier passes left it, so ``Shape ->
     Gather -> Concat -> Reshape`` chains over static shapes become constants and the inputs ATC
     requires constant (Resize sizes, Reshape shapes, Expand shapes) become initializers.
-    Outputs without a shape field, which onnxsim refuses, get the inferred shape first.
+    Outputs without a shape field, which onnxsim refuses, get the inferred shape first. A model
+    onnxsim cannot take (one onnx's checker rejects, sparse initializers, subgraphs nested near
+    protobuf's depth limit: ``atccheck/passes/_onnx_tools.py``) is left as it is, with a note.
     onnxsim's own bookkeeping (``onnxsim.*`` metadata) is not kept. A model of 2 GiB or more goes
     through a temporary file with external data, since protobuf cannot hold it in one message.
     Exact up to float rounding of the folded arithmetic (fusions reassociate sums).
@@ -50,6 +53,9 @@ class Simplify(FixPass):
 
         from atccheck.fixing.verify import approx_size
 
+        problem = refusal(model, "onnxsim", sparse_ok=False)
+        if problem is not None:
+            return PassResult(model, False, [f"left as is: {problem}"])
         if _shapeless_outputs(model):
             filled = onnx.ModelProto()
             filled.CopyFrom(model)
@@ -58,11 +64,14 @@ class Simplify(FixPass):
         before = Counter(n.op_type for n in model.graph.node)
         threshold = int(ctx.options.get("simplify_file_route_bytes", FILE_ROUTE_BYTES))
         metadata = list(model.metadata_props)
-        with _quiet():
-            if approx_size(model) >= threshold:
-                result = _simplify_through_files(model)
-            else:
-                result, _ = onnxsim.simplify(model, check_n=0, certify=False)
+        try:
+            with _quiet():
+                if approx_size(model) >= threshold:
+                    result = call_tool("onnxsim", lambda: _simplify_through_files(model))
+                else:
+                    result = call_tool("onnxsim", lambda: onnxsim.simplify(model, check_n=0, certify=False)[0])
+        except ToolRefused as exc:  # onnxsim checks the model first: what onnx's checker rejects, it refuses
+            return PassResult(model, False, [f"left as is: {exc}"])
         del result.metadata_props[:]
         result.metadata_props.extend(metadata)
         after = Counter(n.op_type for n in result.graph.node)
