@@ -123,7 +123,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     dim marks the gear axes) each gear is checked as the static model ATC builds for it.
     """
     from atccheck.atc.command import GEAR_KEYWORDS, resolve_gears
-    from atccheck.batch import check_models, discover, summary_table
+    from atccheck.batch import check_models, discover, summary_table, worker_count
     from atccheck.emit import render
     from atccheck.engine import rule_selected
     from atccheck.errors import UsageError
@@ -166,7 +166,10 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         paths,
         [("--baseline", baseline_file), ("--config", settings.config_path)],
     )
-    workers = (os.cpu_count() or 1) if jobs == 0 else jobs
+    workers = worker_count(jobs)
+    if jobs > workers and len(paths) > 1:
+        click.echo(f"atccheck: note: -j {jobs} is more than the {workers} CPU(s) this process can use; "
+                   f"checking with {workers} worker(s)", err=True)
     # The loaded graph is kept for one model only: atc-precheck, the one format that reads it,
     # refuses more than one report anyway.
     keep_context = len(paths) == 1
