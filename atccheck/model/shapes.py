@@ -79,6 +79,10 @@ class ShapeIndex:
 # --------------------------------------------------------------------------- --input-shape
 
 
+# ONNX stores a dimension as an int64 (TensorShapeProto.Dimension.dim_value).
+MAX_DIM = 2**63 - 1
+
+
 def parse_input_shapes(text: str | None) -> dict[str, tuple[int, ...]]:
     """Parse ATC-style ``"a:1,3,224,224;b:1,128"``; a scalar is ``"name:"``; -1 keeps a dim dynamic."""
     shapes: dict[str, tuple[int, ...]] = {}
@@ -101,6 +105,9 @@ def parse_input_shapes(text: str | None) -> dict[str, tuple[int, ...]]:
             value = int(part)
             if value == 0 or value < -1:
                 raise UsageError(f"--input-shape '{name}': dimensions must be positive (or -1 to keep one dynamic)")
+            if value > MAX_DIM:
+                raise UsageError(f"--input-shape '{name}': {part} is beyond the largest dimension ONNX can hold "
+                                 f"({MAX_DIM}, int64)")
             values.append(value)
         if name in shapes:
             raise UsageError(f"--input-shape names '{name}' twice")

@@ -176,3 +176,12 @@ def test_a_script_at_the_size_limit_is_linted_without_hanging(tmp_path):
 
     findings = json.loads(done.stdout)["findings"]
     assert sum(f["name"] == "stray-word" for f in findings) > 5_000
+
+
+@pytest.mark.parametrize("command", ["check", "fix", "atc-cmd"])
+def test_an_input_shape_dim_beyond_int64_is_one_line(tmp_path, command):
+    extra = ["-o", str(tmp_path / "out.onnx")] if command == "fix" else []
+    code, lines = run(command, MODEL, "--soc", "Ascend310P3", "--input-shape", "image:1,3,64,99999999999999999999",
+                      *extra)
+    assert code == 2 and len(lines) == 1 and "int64" in lines[0] and "internal error" not in lines[0]
+    assert list(tmp_path.iterdir()) == []
