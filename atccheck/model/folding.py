@@ -20,7 +20,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from atccheck.model.graph import NONDETERMINISTIC_OPS, SMALL_CONSTANT_ELEMENTS, GraphIndex, attribute_values, subgraphs
+from atccheck.model.graph import (
+    NONDETERMINISTIC_OPS,
+    NOT_NUMBERS,
+    SMALL_CONSTANT_ELEMENTS,
+    GraphIndex,
+    attribute_values,
+    subgraphs,
+)
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,8 +127,8 @@ def _evaluate(nodes: list, known: dict[str, Any], shapes: ShapeIndex, graph: Gra
             if not name or value is None:
                 continue
             value = np.asarray(value)
-            if value.size > MAX_FOLD_ELEMENTS or not _agrees(shapes.get(name), value):
-                continue
+            if value.size > MAX_FOLD_ELEMENTS or value.dtype.kind in NOT_NUMBERS or not _agrees(shapes.get(name), value):
+                continue  # (text is no value the rules read, and shape inference cannot take it back)
             known[name] = new[name] = value
     return new
 
