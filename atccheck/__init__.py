@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy loader below returns, visible to type checkers
-    from atccheck.engine import check
+    from atccheck.api import check, fix
     from atccheck.findings import Finding, Severity
-    from atccheck.fixing.pipeline import FixOutcome, fix
+    from atccheck.fixing.outcome import FixOutcome
     from atccheck.report import Report
 
 __version__ = "0.1.0"
@@ -24,11 +24,11 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "check", "fix", "Report", "Finding", "Severity", "FixOutcome"]
 
 _LAZY = {
-    "check": ("atccheck.engine", "check"),
+    "check": ("atccheck.api", "check"),
     "Report": ("atccheck.report", "Report"),
     "Finding": ("atccheck.findings", "Finding"),
     "Severity": ("atccheck.findings", "Severity"),
-    "fix": ("atccheck.fixing.pipeline", "fix"),
+    "fix": ("atccheck.api", "fix"),
     "FixOutcome": ("atccheck.fixing.pipeline", "FixOutcome"),
 }
 

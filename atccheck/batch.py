@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atccheck.model import onnxpb
+from atccheck.model.files import FIXED_MODEL_SUFFIX  # what fix writes beside its input: folders skip these
 from atccheck.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,9 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from atccheck.target import Target
 
 MODEL_SUFFIX = ".onnx"
-# What 'atccheck fix' writes beside its input by default: folders skip these, a file named on the
-# command line is checked all the same.
-FIXED_MODEL_SUFFIX = ".atc.onnx"
 # Worker processes start fresh ("spawn"): forking a parent that may hold onnx/onnxruntime
 # threads is not safe, and spawn behaves the same on Linux, macOS and Windows.
 START_METHOD = "spawn"

@@ -196,7 +196,8 @@ def split_patterns(values: Iterable[str]) -> tuple[str, ...]:
 
 def check_rule_patterns(patterns: Iterable[str], where: str) -> None:
     """UsageError for a pattern that names no rule (a typo would silently select or ignore nothing)."""
-    from atccheck.rules import all_rules, command_rules
+    from atccheck.catalogue import command_rules
+    from atccheck.rules import all_rules
     from atccheck.target import closest
 
     known = [(r.code, r.name) for r in all_rules()] + list(ENGINE_FINDINGS)

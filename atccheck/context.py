@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from atccheck.domains import opset_for
 from atccheck.findings import Location
 from atccheck.model.graph import GraphIndex, GraphNode, attribute_values
 from atccheck.model.loading import LoadedModel
+from atccheck.model.schema import attribute_type_mismatches
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 from atccheck.tables import AscendMapping, Kernel, Registration, RegistryView, Tables, normalize_domain
 from atccheck.target import Target
@@ -51,11 +53,7 @@ class CheckContext:
 
     def opset_for(self, domain: str) -> int | None:
         """The model opset the parser uses for a node domain ('' and 'ai.onnx' are one domain)."""
-        imports = self.opset_imports
-        if domain in imports:
-            return imports[domain]
-        alias = {"": "ai.onnx", "ai.onnx": ""}.get(domain)
-        return imports.get(alias) if alias is not None else None
+        return opset_for(self.opset_imports, domain)
 
     @cached_property
     def local_functions(self) -> frozenset[tuple[str, str]]:
@@ -147,8 +145,6 @@ class NodeContext:
     @cached_property
     def malformed_attrs(self) -> tuple[tuple[str, str, str], ...]:
         """(name, type found, type declared) of attributes whose type is not the one ONNX declares."""
-        from atccheck.rules._attrs import attribute_type_mismatches
-
         return attribute_type_mismatches(self.node, self.opset)
 
     @cached_property

@@ -8,28 +8,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from atccheck.context import CheckContext, NodeContext
-from atccheck.findings import Finding, FixSuggestion, Location
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.findings import Finding, Location
+from atccheck.fixlinks import with_fix
 from atccheck.model.folding import fold_shapes
 from atccheck.model.graph import GraphIndex
+from atccheck.model.input_shape import parse_input_shapes, validate_input_shapes
 from atccheck.model.loading import LoadedModel, load_model
-from atccheck.model.shapes import (
-    ShapeIndex,
-    infer_shapes,
-    parse_input_shapes,
-    validate_input_shapes,
-)
+from atccheck.model.shapes import ShapeIndex, infer_shapes
 from atccheck.report import Report, ShapeSummary, SymbolicDim
 from atccheck.rules import Rule, all_rules, rule_matches
 from atccheck.rules.internal_error import InternalError
 from atccheck.rules.malformed_attribute import MalformedAttribute
-from atccheck.tables import AI_ONNX, Tables, tables
-from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target, resolve_target
+from atccheck.tables import Tables, tables
+from atccheck.target import Target
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
 InputShapes = Mapping[str, Sequence[int]]
-STANDARD_DOMAINS = ("", AI_ONNX)
 
 
 @dataclass
@@ -84,14 +81,10 @@ def rule_selected(rule: type[Rule], select: Iterable[str] | None, ignore: Iterab
 def _internal_error(rule: type[Rule], where: Location, exc: Exception) -> Finding:
     """A rule that could not run is an error: a check that skipped part of the model must not pass."""
     place = f"node '{where.node}'" if where.node else "the model"
-    return Finding(
-        code=InternalError.code,
-        name=InternalError.name,
-        severity=InternalError.severity,
-        message=f"rule {rule.name} could not check {place}: {type(exc).__name__}: {_one_line(exc)}",
-        location=where,
+    return InternalError.make_finding(
+        where,
+        f"rule {rule.name} could not check {place}: {type(exc).__name__}: {_one_line(exc)}",
         hint="report this model to the atccheck maintainers; the other rules ran",
-        fix=FixSuggestion.manual(),
         source="atccheck",
         data={"rule": rule.name, "exception": type(exc).__name__},
     )
@@ -101,15 +94,11 @@ def _malformed(node: NodeContext) -> Finding:
     """Attributes whose type is not the one the ONNX schema declares: the model is not valid ONNX."""
     problems = "; ".join(f"'{name}' is {got} where the ONNX schema of {node.op_type} (opset {node.opset}) "
                          f"declares {want}" for name, got, want in node.malformed_attrs)
-    return Finding(
-        code=MalformedAttribute.code,
-        name=MalformedAttribute.name,
-        severity=MalformedAttribute.severity,
-        message=f"attribute {problems}; onnx.checker rejects the model, and what ATC's parser makes of it is "
-                "unknown, so the rules checked the node without it",
-        location=node.location,
+    return MalformedAttribute.make_finding(
+        node.location,
+        f"attribute {problems}; onnx.checker rejects the model, and what ATC's parser makes of it is "
+        "unknown, so the rules checked the node without it",
         hint="re-export the model or fix the attribute's type",
-        fix=FixSuggestion.manual(),
         source="onnx operator schemas (onnx.defs)",
         data={"attributes": [name for name, _, _ in node.malformed_attrs]},
     )
@@ -146,7 +135,7 @@ def run_rules(ctx: CheckContext, rules: Sequence[type[Rule]]) -> list[Finding]:
                 findings.extend(rule.check_node(node))
             except Exception as exc:
                 findings.append(_internal_error(type(rule), node.location, exc))
-    return findings
+    return [with_fix(f) for f in findings]  # the pass that answers each finding (atccheck.fixlinks)
 
 
 def shape_summary(prepared: Prepared) -> ShapeSummary:
@@ -211,38 +200,3 @@ def check_prepared(
 
     report.atc_command = command_for_report(report)
     return report
-
-
-def check(
-    model: "str | os.PathLike[str] | onnx.ModelProto",
-    soc: str,
-    cann: str = DEFAULT_PROFILE,
-    input_shapes: str | InputShapes | None = None,
-    precision_mode: str = DEFAULT_PRECISION_MODE,
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    device_memory: int | None = None,
-    dynamic_batch: "str | Sequence[int] | None" = None,
-    dynamic_image_size: "str | Sequence[Sequence[int]] | None" = None,
-    dynamic_dims: "str | Sequence[Sequence[int]] | None" = None,
-) -> Report:
-    """Check a model (path or ModelProto) for one chip; never reads external weights.
-
-    A gear option (at most one, the values as ``atc-cmd`` takes them) checks the model as ATC
-    builds it: one static graph per gear, -1 in ``input_shapes`` marking the gear axes.
-
-    Raises :class:`atccheck.errors.InputError` for an unreadable model and
-    :class:`atccheck.errors.UsageError` for option values atccheck cannot use.
-    """
-    from atccheck.atc.command import resolve_gears
-    from atccheck.gears import check_geared, prepare_gears
-
-    target = resolve_target(soc, cann, precision_mode)
-    options = {"device_memory": device_memory} if device_memory else None
-    gears = resolve_gears(dynamic_batch, dynamic_image_size, dynamic_dims)
-    if gears is not None:
-        return check_geared(prepare_gears(model, gears, input_shapes), target, select=select, ignore=ignore,
-                            options=options)
-    prepared = prepare(model, input_shapes)
-    return check_prepared(prepared, target, select=select, ignore=ignore, options=options)

@@ -18,3 +18,10 @@ class InputError(AtcCheckError):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's first line (its type when it has no text), at most 400 characters."""
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return first if len(first) <= 400 else first[:397] + "..."

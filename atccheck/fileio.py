@@ -13,7 +13,8 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
+
+from atccheck.file_kinds import open_regular
 
 # Temporary files are named after their target, cut to this many characters: a target name
 # near the file system's limit (255 bytes on most) must still leave room for the suffixes.
@@ -114,66 +115,6 @@ def check_regular_file(path: "str | os.PathLike[str]", what: str, *, limit: int 
         raise UsageError(f"{what} {shown} is not a regular file (a pipe or a device); give a file")
     if limit is not None and info.st_size > limit:
         raise UsageError(f"{what} {shown} is over {limit // 2**20} MiB; that is not a {what}")
-
-
-def file_kind(mode: int) -> str:
-    """What a file that is not a regular file is, in words, from its ``st_mode``."""
-    import stat
-
-    for test, kind in ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"),
-                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
-        if test(mode):
-            return kind
-    return "regular file" if stat.S_ISREG(mode) else "special file"
-
-
-def open_regular(path: "str | os.PathLike[str]") -> "BinaryIO | None":
-    """``path`` opened for reading when it is a regular file, else None.
-
-    A FIFO, a device, a socket or a directory is never read: the file is opened without
-    blocking (opening a FIFO otherwise waits for a writer) and judged on the open descriptor,
-    so a file swapped for a FIFO after a caller's ``stat`` cannot hang a read either. OSError
-    when it cannot be opened at all.
-    """
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            return None
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def read_head(path: "str | os.PathLike[str]", size: int) -> bytes | None:
-    """The first ``size`` bytes of a regular file, or None when ``path`` is not one (see open_regular)."""
-    handle = open_regular(path)
-    if handle is None:
-        return None
-    with handle:
-        return handle.read(size)
-
-
-# The Git LFS pointer format (git-lfs docs/spec.md): a small text file whose first line starts with
-# this key. It is the format of the file a clone made without ``git lfs pull`` holds in place of
-# the real one, not a CANN fact; only files no larger than LFS_POINTER_MAX_BYTES are looked at.
-LFS_POINTER_PREFIX = b"version https://git-lfs"
-LFS_POINTER_MAX_BYTES = 1024  # the spec caps pointer files well below this
-
-
-def is_lfs_pointer(path: "str | os.PathLike[str]", size: int) -> bool:
-    """Whether a regular file of ``size`` bytes is a Git LFS pointer (only its first bytes are read)."""
-    if size > LFS_POINTER_MAX_BYTES:
-        return False
-    try:
-        head = read_head(path, len(LFS_POINTER_PREFIX))
-    except OSError:
-        return False
-    return head == LFS_POINTER_PREFIX
 
 
 def decode_text(data: bytes, path: "str | os.PathLike[str]", what: str) -> str:

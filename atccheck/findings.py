@@ -43,20 +43,16 @@ class Location:
 
 @dataclass(frozen=True)
 class FixSuggestion:
-    """Which ``atccheck fix`` pass removes the finding, or ``manual``."""
+    """Which ``atccheck fix`` pass removes the finding, or ``manual``.
+
+    The check engine attaches it from the passes' declarations (``atccheck.fixlinks``); the
+    pass reads what it needs from the finding itself (its location and ``data``).
+    """
 
     pass_name: str
     safe: bool | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
 
     MANUAL = "manual"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
-
-    def __reduce__(self) -> tuple:
-        # the read-only params view cannot be pickled; rebuild it from a plain dict
-        return (self.__class__, (self.pass_name, self.safe, dict(self.params)))
 
     @classmethod
     def manual(cls) -> "FixSuggestion":
@@ -75,6 +71,9 @@ class Finding:
     source: str
     atc_error: str | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    # The hint to show instead of ``hint`` when a pass answers the finding, ``{pass_name}`` naming
+    # it. A rule may give it; the check engine, which attaches the fix, resolves it (then None).
+    fix_hint: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
@@ -82,7 +81,7 @@ class Finding:
     def __reduce__(self) -> tuple:
         # picklable for worker processes: the read-only data view travels as a plain dict
         return (self.__class__, (self.code, self.name, self.severity, self.message, self.location, self.hint,
-                                 self.fix, self.source, self.atc_error, dict(self.data)))
+                                 self.fix, self.source, self.atc_error, dict(self.data), self.fix_hint))
 
     @property
     def node(self) -> str | None:

@@ -10,8 +10,10 @@ published (a setting; atccheck assumes no website of its own).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from atccheck.rules.base import DOC_HEADINGS, CommandRule, EngineFinding, Rule
+from atccheck.atc.lint.rule import CommandRule
+from atccheck.rules.base import DOC_HEADINGS, EngineFinding, Rule
 
 AnyRule = type[Rule] | type[CommandRule]
 
@@ -66,13 +68,46 @@ def atc_reaction(atc_error: str | None, severity: str) -> str:
     return "no error (silent)"
 
 
+def rule_fix(rule: AnyRule) -> tuple[str, bool | None]:
+    """The pass that answers a rule's findings whatever their node (its rule-wide named links),
+    with its safety; ``("manual", None)`` when none does, or when the pass depends on the node."""
+    from atccheck.fixlinks import rule_links
+
+    wide = {(item.pass_name, item.safe) for item in rule_links(rule.name) if item.link.op_type is None
+            and item.link.domain is None}
+    if len(wide) != 1 or issubclass(rule, (CommandRule, EngineFinding)):
+        return "manual", None
+    return next(iter(wide))
+
+
 def fix_line(rule: AnyRule) -> str:
+    """Which ``atccheck fix`` passes answer the rule's findings, from the passes' ``answers``."""
+    from atccheck.fixlinks import rule_links
+
     if issubclass(rule, CommandRule):
         return "manual (edit the command; `atccheck atc-cmd MODEL --soc SOC` writes one)"
-    if rule.fix_pass == "manual":
-        return "manual (no `atccheck fix` pass by default; a finding may name one)"
-    safety = {True: "safe", False: "unsafe", None: "safety decided per finding"}[rule.fix_safe]
-    return f"`atccheck fix` pass `{rule.fix_pass}` ({safety})"
+    groups: dict[tuple[str, bool, str | None, str], list[str | None]] = {}
+    for item in rule_links(rule.name):
+        key = (item.pass_name, item.safe, item.link.domain, _condition(item.link))
+        groups.setdefault(key, []).append(item.link.op_type)
+    if not groups:
+        return "manual (no `atccheck fix` pass answers it)"
+    parts = []
+    for (name, safe, domain, condition), ops in groups.items():
+        text = f"`{name}` ({'safe' if safe else 'unsafe'})"
+        if None not in ops:
+            text += " on " + ", ".join(f"`{op}`" for op in sorted(o for o in ops if o is not None))
+        if domain is not None:
+            text += f" in domain `{domain}`"
+        parts.append(text + condition)
+    return "`atccheck fix` pass " + "; ".join(parts)
+
+
+def _condition(link: Any) -> str:
+    """The data a link asks of a finding, in words ('' when it asks nothing)."""
+    words = [f"`{key}` is " + " or ".join(f"`{v}`" for v in values) for key, values in link.when.items()]
+    words += [f"it has `{key}`" for key in link.has]
+    return f" when {' and '.join(words)}" if words else ""
 
 
 def _facts_lines(rule: AnyRule) -> list[str]:

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from atccheck.errors import UsageError
 from atccheck.tables import Profile, Soc, Tables, tables
 
-DEFAULT_PROFILE = "8.0"
-DEFAULT_PRECISION_MODE = "force_fp16"
+# The defaults are the tables': the profile marked default, and ATC's own --precision_mode default.
+DEFAULT_PROFILE = tables().default_profile.id
+DEFAULT_PRECISION_MODE = tables().default_precision_mode
 
 # How each --precision_mode / --precision_mode_v2 value treats float32 compute.
 # Source: atc_options.json --precision_mode value_meaning and --precision_mode_v2 mapping_to_v1.

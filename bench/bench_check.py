@@ -348,7 +348,7 @@ def peers(path: Path, args: argparse.Namespace) -> None:
 
 
 def scaling(args: argparse.Namespace) -> None:
-    from atccheck.engine import check
+    from atccheck.api import check
 
     small, large = OUT / "chain1000.onnx", OUT / "chain10000.onnx"
     for path, count in ((small, 1000), (large, 10000)):
@@ -371,7 +371,7 @@ def scaling(args: argparse.Namespace) -> None:
 
 
 def in_process(resnet: Path, args: argparse.Namespace) -> None:
-    from atccheck.engine import check
+    from atccheck.api import check
 
     params = sum(int(np.prod(t.dims)) for t in onnx.load(str(resnet), load_external_data=False).graph.initializer)
     report = check(resnet, soc=args.soc, cann=args.cann)  # warm-up: tables read, lazy imports done

@@ -40,7 +40,7 @@ def main() -> None:
     parser.add_argument("--soc", default="Ascend310P3")
     args = parser.parse_args()
 
-    from atccheck.engine import check
+    from atccheck.api import check
     from atccheck.model.loading import load_model
 
     OUT.mkdir(exist_ok=True)

@@ -6,8 +6,10 @@ from collections.abc import Mapping, Sequence
 
 import onnx
 
-from atccheck.engine import check
-from atccheck.fixing.verify import ModelSource, check_graph, compare, make_inputs, run_model
+from atccheck.api import check
+from atccheck.fixing.inputs import make_inputs
+from atccheck.fixing.runtime import ModelSource, check_graph, run_model
+from atccheck.numerics import compare
 from atccheck.passes.base import FixPass, PassContext, PassResult
 from atccheck.target import resolve_target
 

@@ -152,7 +152,7 @@ def op_types(model: onnx.ModelProto) -> list[str]:
 
 def rule_findings(model: onnx.ModelProto, names, soc: str = "Ascend310P3", cann: str = "8.0") -> list[tuple[str, str]]:
     """(rule name, op type) of the findings of these rules that `check` reports for the target."""
-    from atccheck.engine import check
+    from atccheck.api import check
 
     wanted = {names} if isinstance(names, str) else set(names)
     return sorted((f.name, f.location.op_type or "") for f in check(model, soc, cann).findings if f.name in wanted)

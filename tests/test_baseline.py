@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from atccheck.api import check
 from atccheck.baseline import compare, fingerprint, load_baseline, write_baseline
-from atccheck.engine import check
 from atccheck.errors import UsageError
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
 from atccheck.report import Report

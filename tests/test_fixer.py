@@ -498,7 +498,7 @@ def test_a_written_model_onnxruntime_cannot_load_is_not_called_fixed(tmp_path, v
 
 
 def test_before_counts_use_the_given_input_shape():
-    from atccheck.engine import check
+    from atccheck.api import check
 
     model = dynamic_convnet()
     outcome = fix(model, soc="Ascend310P3", input_shapes="x:2,3,16,16", write=False)
@@ -552,7 +552,7 @@ def test_an_unverified_step_that_onnxruntime_cannot_load_is_rolled_back():
 
 def test_public_fix_stays_the_function_once_the_pipeline_package_is_imported():
     import atccheck
-    import atccheck.fixing.catalog  # noqa: F401  (rules import it during every check)
+    import atccheck.fixing.output  # noqa: F401  (a submodule of the pipeline package)
     from atccheck.fixing.outcome import FixOutcome
     from atccheck.fixing.pipeline import fix
 

@@ -7,8 +7,8 @@ import onnx
 import pytest
 from onnx import helper
 
+from atccheck.api import check
 from atccheck.atc.spec import Gears, ShapeEntry, gear_shapes
-from atccheck.engine import check
 from atccheck.errors import UsageError
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
 from atccheck.gears import merge_gear_findings

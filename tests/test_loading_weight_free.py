@@ -11,8 +11,9 @@ import pytest
 from click.testing import CliRunner
 from onnx import TensorProto, helper, numpy_helper
 
+from atccheck.api import check
 from atccheck.cli.main import main
-from atccheck.engine import check, check_prepared, prepare
+from atccheck.engine import check_prepared, prepare
 from atccheck.errors import InputError
 from atccheck.model.graph import SMALL_CONSTANT_ELEMENTS
 from atccheck.model.loading import KEEP_ELEMENTS, PARSE_FAILED, load_model

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import importlib.util
 
+from atccheck.catalogue import catalogue
 from atccheck.rule_docs import expected_pages, help_uri
-from atccheck.rules import catalogue
 from conftest import PROJECT
 
 
@@ -12,11 +12,6 @@ def load_generator():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def test_committed_rule_pages_match_the_docstrings():
-    stale = load_generator().differences(PROJECT / "docs" / "rules")
-    assert not stale, f"run 'python tools/build_rule_docs.py'; stale or missing: {stale}"
 
 
 def test_generator_writes_and_removes_pages(tmp_path):

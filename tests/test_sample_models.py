@@ -12,8 +12,8 @@ import onnx
 import pytest
 from click.testing import CliRunner
 
+from atccheck.api import check
 from atccheck.cli.main import main
-from atccheck.engine import check
 from conftest import PROJECT, SAMPLE_MODELS
 
 GENERATOR = SAMPLE_MODELS / "make_models.py"

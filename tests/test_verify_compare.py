@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from atccheck.fixing.verify import compare
+from atccheck.numerics import compare
 
 
 def test_float16_outputs_may_move_by_an_ulp_or_two():

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Write ``atccheck/fixing/index.py`` (the fix catalogue) from the passes' ``suggested_for``.
+"""Write ``atccheck/fix_index.py`` (the fix index) from the passes' ``answers``.
 
 Usage::
 
     python tools/build_fix_index.py [--check]
 
-Each pass declares which findings it is the suggested fix for; rules read the generated
-index so that checking a model does not import every pass module. ``--check`` writes nothing
-and exits 1 when the committed index differs (the test suite runs the same comparison).
-Run it after adding a pass or changing a pass's ``suggested_for`` or ``safe``.
+Each pass declares the findings it answers; the check engine reads the generated index to
+give every finding its fix, so that checking a model does not import every pass module.
+``--check`` writes nothing and exits 1 when the committed index differs (the test suite runs
+the same comparison). Run it after adding a pass or changing a pass's ``answers`` or ``safe``.
 """
 
 from __future__ import annotations
@@ -20,9 +20,14 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from atccheck.fixing.catalog import build_index  # noqa: E402
+from atccheck.fixlinks import index_text  # noqa: E402
+from atccheck.passes import all_passes  # noqa: E402
 
-INDEX = PROJECT / "atccheck" / "fixing" / "index.py"
+INDEX = PROJECT / "atccheck" / "fix_index.py"
+
+
+def build_index() -> str:
+    return index_text(all_passes())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,11 +43,6 @@ REFERENCE_FILES = (
 
 NOTES_SOURCE = "shared/reference/notes/cann_source.md"
 
-# The op-info directories (kernel families) atccheck supports as targets, per kernel release.
-KERNEL_FAMILIES = {
-    "cann-8.1.RC1": ("ascend310", "ascend310b", "ascend310p", "ascend910", "ascend910_93", "ascend910b"),
-    "canndev-2022-06": ("ascend310", "ascend310b", "ascend310p", "ascend910", "ascend910b"),
-}
 
 # Huawei's op pages spell dtypes their own way; tables use ONNX TensorProto names.
 DTYPE_NAMES = {
@@ -73,6 +68,55 @@ DTYPE_NAMES = {
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+# --------------------------------------------------------------------------- curated facts
+#
+# Facts read by hand from the CANN sources and pages live as data in op_tables/curated/, one
+# JSON file per topic, each entry with its source (or the file's); this builder only derives the
+# tables from them and from ../shared/reference. tests/tables/test_curated.py validates them.
+
+CURATED = PROJECT / "op_tables" / "curated"
+
+
+def curated(topic: str) -> list[dict]:
+    """The entries of op_tables/curated/<topic>.json."""
+    doc = json.loads((CURATED / f"{topic}.json").read_text(encoding="utf-8"))
+    return list(doc["entries"])
+
+
+def curated_doc(topic: str) -> dict:
+    return json.loads((CURATED / f"{topic}.json").read_text(encoding="utf-8"))
+
+
+PROFILES = curated("profiles")
+ALL_PROFILES = [p["id"] for p in PROFILES]
+DOC_PROFILES = [p["id"] for p in PROFILES if p["published_pages"]]
+KERNEL_FAMILIES = {e["release"]: tuple(e["families"]) for e in curated("kernel_families")}
+SOC_TRAITS = {e["trait"]: e for e in curated("soc_traits")}
+SUPERSEDED = {(e["op"], e["attr"]): e["reason"] for e in curated("superseded_page_limits") if "profiles" not in e}
+SUPERSEDED_IN_PROFILES = {(e["op"], e["attr"], e["kind"]): (e["profiles"], e["reason"])
+                          for e in curated("superseded_page_limits") if "profiles" in e}
+SOURCE_ATTR_LIMITS = curated("source_attr_limits")
+NEAREST_FLOOR_UNKNOWN = {k: v for k, v in curated("resize_nearest_floor")[0].items() if k != "source"}
+IGNORED_ATTRS = curated("ignored_attrs")
+EMPTY_AXES_OPS = tuple(e["op"] for e in curated("empty_axes_ops"))
+PAGE_INPUT_CONSTRAINTS = curated("page_input_constraints")
+ORIGIN_DTYPE_REJECTIONS = [(e["op"], e["dtypes"], e["opsets"]) for e in curated("origin_dtype_rejections")]
+HAND_FIXED_PRACTICES = curated("hand_fixed_practices")
+AI_CORE_REWRITES = curated("ai_core_rewrites")
+PARTITIONED_CALL_MEMBERS = curated("partitioned_call_members")
+CHECK_SUPPORTED_REJECTS = curated("check_supported_rejects")
+POOL_AICPU_GRAPHS = curated("pool_aicpu_graphs")
+POOL_AICPU_NOTE = curated_doc("pool_aicpu_graphs")["note"]
+SHAPE_VALUE_INPUTS = {e["op"]: e["inputs"] for e in curated("shape_value_inputs")}
+LIMITS = [(e["name"], e["value"], e["note"], e["source"]) for e in curated("limits")]
+LIMIT_KERNELS = {e["name"]: e["kernel"] for e in curated("limits") if "kernel" in e}
+FLAG_VALUE_ERRORS = curated("flag_value_errors")[0]
+FLAG_OVERRIDES = curated("flag_overrides")
+UNDOCUMENTED_ATC_FLAGS = tuple((e["flag"], e["type"]) for e in curated("undocumented_atc_flags"))
+# Op facts written as they appear in op_facts.json: a new kind of fact needs no code here.
+OP_FACTS = curated("op_facts")
 
 
 def load(reference: Path, name: str) -> Any:
@@ -141,117 +185,29 @@ NEW_PARSER = "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc; notes/atc_c
 FILE_SIZE_OLD = "atc_error_codes.json legacy_and_uncatalogued E19015 (legacy number of E13015); notes/atc_cli.md: E19000-E19015 -> E13000-E13015"
 FILE_SIZE_NEW = "atc_error_codes.json codes E13015 (hicann/ge@ffdcbc9f7:base/common/error_registry/error_registry.cc)"
 PAGES_SOURCE = "onnx_op_spec.json ops (the CANN 9.0 published pages; tools/build_op_tables.py DOC_PROFILES)"
-FIELD_SOURCES = {
-    "5.0": {"published_pages": PAGES_SOURCE, "file_size_error": FILE_SIZE_OLD, "initializer_node_name": OLD_PARSER},
-    "6.0": {"published_pages": PAGES_SOURCE, "file_size_error": FILE_SIZE_OLD, "initializer_node_name": OLD_PARSER},
-    "8.0": {"published_pages": PAGES_SOURCE, "file_size_error": FILE_SIZE_OLD, "initializer_node_name": OLD_PARSER},
-    "9.0": {"published_pages": PAGES_SOURCE, "file_size_error": FILE_SIZE_NEW, "initializer_node_name": NEW_PARSER},
-}
 
-PROFILES = [
-    {
-        "id": "5.0",
-        "title": "CANN 5.0.x (published list, opset v9-v13)",
-        "basis": "docs",
-        "kernel_release": "canndev-2022-06",
-        "mapping_from": "canndev-2022",
-        "unregistered_error": "E19010",
-        "single_opset_import": True,
-        "input_shape_ranges": False,
-        "precision_mode_v2": False,
-        "file_size_error": "E19015",
-        "initializer_node_name": OLD_INITIALIZER_NAME,
-        "note": (
-            "Op list of the CANN 5.0.4 commercial docs with ATC's global statement of opsets v9-v13 "
-            "(per-op opsets where an old op page was read). Ascend op mapping and kernels come from the "
-            "nearest source available, the 2022 canndev tree. An op the list does not mention but the 2022 "
-            "source registers (at opsets v9-v13) is kept apart as unverified: the list is silent, not negative."
-        ),
-        "unverified_basis": "the published 5.0.4 list does not mention it; the 2022 source registers this opset",
-        "source": [
-            "https://www.hiascend.com/doc_center/source/zh/canncommercial/5046/reference/fwoperatorlist/operatorlist_0071.html",
-            "https://www.hiascend.com/document/detail/zh/canncommercial/5046/inferapplicationdev/atctool/atlasatc_16_0164.html",
-        ],
-    },
-    {
-        "id": "6.0",
-        "title": "CANN 6.0 (2022 source registry, opsets 8-15)",
-        "basis": "source",
-        "kernel_release": "canndev-2022-06",
-        "mapping_from": "canndev-2022",
-        "unregistered_error": "E19010",
-        "single_opset_import": True,
-        "input_shape_ranges": False,
-        "precision_mode_v2": False,
-        "file_size_error": "E19015",
-        "initializer_node_name": OLD_INITIALIZER_NAME,
-        "note": "ONNX plugin registrations of the mid-2022 canndev tree (CANN 5.1/6.0 development line).",
-        "source": ["dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin@7d77ce32d"],
-    },
-    {
-        "id": "8.0",
-        "title": "CANN 8.0 (published per-op opsets, kernels of the 8.1.RC1 package)",
-        "basis": "docs",
-        "kernel_release": "cann-8.1.RC1",
-        "mapping_from": "hicann-2026",
-        "unregistered_error": "E19010",
-        "single_opset_import": True,
-        "input_shape_ranges": True,
-        "precision_mode_v2": True,
-        "file_size_error": "E19015",
-        "initializer_node_name": OLD_INITIALIZER_NAME,
-        "note": (
-            "Opsets each op page of the published list documents. An opset the list omits but that both the "
-            "2022 and the 2026 CANN sources register counts as registered (the source wins over the docs); "
-            "one that only the 2026 source registers is kept apart as unverified for this release."
-        ),
-        "unverified_basis": "only the newer 9.x source registers this opset",
-        "source": [
-            "https://www.hiascend.com/doc_center/source/zh/canncommercial/800/apiref/aolapi/operatorlist_00176.html",
-            "leideng/CANN-8.1.RC1@551ed27c",
-        ],
-    },
-    {
-        "id": "9.0",
-        "title": "CANN 9.0 (open-source 9.x registry, opsets 8-18)",
-        "basis": "source",
-        "kernel_release": "cann-8.1.RC1",
-        "mapping_from": "hicann-2026",
-        "unregistered_error": "E13010",
-        "single_opset_import": True,
-        "input_shape_ranges": True,
-        "precision_mode_v2": True,
-        "file_size_error": "E13015",
-        "initializer_node_name": NEW_INITIALIZER_NAME,
-        "note": (
-            "ONNX plugin registrations of the open-source hicann ops repositories (9.x line). Kernel facts are "
-            "those of the newest package available, 8.1.RC1."
-        ),
-        "source": [
-            "hicann/ops-nn@e5c3fa932",
-            "hicann/ops-math@c41933244",
-            "hicann/ops-cv@6ae87653",
-            "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc",
-        ],
-    },
-]
 
 
 
 def build_profiles(reference: Path) -> list[dict]:
-    """PROFILES with the record each per-profile fact rests on; the error codes must be catalogued."""
+    """The curated profiles with the record each per-profile fact rests on; the error codes must be
+    catalogued, and exactly one profile is the default."""
     errors = load(reference, "atc_error_codes.json")
     known = {item["code"] for item in errors["codes"] + errors["legacy_and_uncatalogued"]}
+    if sum(1 for p in PROFILES if p["default"]) != 1:
+        raise SystemExit("build_op_tables: op_tables/curated/profiles.json needs exactly one default profile")
     profiles = []
     for profile in PROFILES:
         for key in ("unregistered_error", "file_size_error"):
             if profile[key] not in known:
                 raise SystemExit(f"build_op_tables: {profile['id']} {key} {profile[key]} is not in atc_error_codes.json")
-        profiles.append(dict(profile, published_pages=profile["id"] in DOC_PROFILES, field_sources=dict(sorted(FIELD_SOURCES[profile["id"]].items()))))
+        entry = {k: v for k, v in profile.items() if k not in ("registry", "default", "published_pages", "field_sources")}
+        entry.update(published_pages=profile["published_pages"], field_sources=dict(sorted(profile["field_sources"].items())),
+                     default=profile["default"])
+        profiles.append(entry)
     return profiles
 
 
-OLD_OPSETS = list(range(9, 14))  # ATC 5.0.4 statement: opset v9-v13
 
 
 def source_registrations(registry: dict, snapshot: str) -> dict[tuple[str, str], list[dict]]:
@@ -282,11 +238,11 @@ def opsets_of(records: list[dict]) -> set[int]:
 
 
 def build_registry(reference: Path, onnx_names: OnnxNames) -> list[dict]:
+    """Each profile's registrations, by the method its curated entry names (``registry``)."""
     registry = load(reference, "cann_onnx_registry.json")
     spec = load(reference, "onnx_op_spec.json")
-    old = source_registrations(registry, "canndev-2022")
-    new = source_registrations(registry, "hicann-2026")
-    spelled = {op.lower(): op for (_, op) in list(old) + list(new)}
+    snapshots = {name: source_registrations(registry, name) for name in registry["snapshots"]}
+    spelled = {op.lower(): op for grouped in snapshots.values() for (_, op) in grouped}
     entries: list[dict] = []
 
     def add(profile: str, domain: str, op: str, opsets: set[int], mapping: list[dict], source: list[str], **extra) -> None:
@@ -296,39 +252,60 @@ def build_registry(reference: Path, onnx_names: OnnxNames) -> list[dict]:
         entry["source"] = sorted(set(source))
         entries.append(entry)
 
-    # 6.0 and 9.0: the source registries themselves.
-    for profile, grouped, doc_view in (("6.0", old, None), ("9.0", new, spec["ops"])):
-        for (domain, op), records in grouped.items():
-            documented = None
-            if doc_view is not None and domain == "ai.onnx":
-                page = next((p for name, p in doc_view.items() if name.lower() == op.lower()), None)
-                documented = sorted(page["opsets"]) if page else []
-            add(profile, domain, op, opsets_of(records), mapping_of(records),
-                [r["source"] for r in records], documented_opsets=documented)
+    for profile in PROFILES:
+        recipe = profile["registry"]
+        method = REGISTRY_METHODS.get(recipe["method"])
+        if method is None:
+            raise SystemExit(f"build_op_tables: profile {profile['id']}: unknown registry method {recipe['method']}")
+        method(profile["id"], recipe, spec, snapshots, onnx_names, spelled, add)
+    entries.sort(key=lambda e: (e["profile"], e["domain"], e["op"]))
+    return entries
 
-    # 5.0: the old published list with ATC's global opset statement.
-    old_list = spec["old_version_ops"]
+
+def registry_from_source(profile: str, recipe: dict, spec: dict, snapshots: dict, onnx_names: OnnxNames,
+                         spelled: dict[str, str], add: Any) -> None:
+    """A source registry itself (``snapshot``); with ``documented_by``, the pages' opsets beside it."""
+    doc_view = spec[recipe["documented_by"]] if "documented_by" in recipe else None
+    for (domain, op), records in snapshots[recipe["snapshot"]].items():
+        documented = None
+        if doc_view is not None and domain == "ai.onnx":
+            page = next((p for name, p in doc_view.items() if name.lower() == op.lower()), None)
+            documented = sorted(page["opsets"]) if page else []
+        add(profile, domain, op, opsets_of(records), mapping_of(records),
+            [r["source"] for r in records], documented_opsets=documented)
+
+
+def registry_from_published_list(profile: str, recipe: dict, spec: dict, snapshots: dict, onnx_names: OnnxNames,
+                                 spelled: dict[str, str], add: Any) -> None:
+    """A published op list with ATC's global opset statement (``statement_opsets``); the ops the list does not
+    mention but ``silent_source`` registers at those opsets are kept apart as unverified (the list is silent)."""
+    statement = recipe["statement_opsets"]
+    source_ops = snapshots[recipe["silent_source"]]
+    old_list = spec[recipe["list"]]
     per_op_old = {name.lower(): facts for name, facts in old_list["per_op_old_facts"].items()}
     for doc_name in old_list["ops"]:
         op = canonical_op(doc_name, onnx_names, spelled)
         facts = per_op_old.get(doc_name.lower(), {})
-        opsets = set(facts.get("opsets") or OLD_OPSETS) & set(OLD_OPSETS)
+        opsets = set(facts.get("opsets") or statement) & set(statement)
         source = [facts.get("url") or old_list["url"]]
-        add("5.0", "ai.onnx", op, opsets, mapping_of(old.get(("ai.onnx", op), [])), source,
+        add(profile, "ai.onnx", op, opsets, mapping_of(source_ops.get(("ai.onnx", op), [])), source,
             documented_opsets=sorted(opsets), doc_name=doc_name)
-
-    # 5.0, ops the list does not mention: the 2022 source registers them, the list is only silent.
     listed = {canonical_op(name, onnx_names, spelled) for name in old_list["ops"]}
-    for (domain, op), records in sorted(old.items()):
-        unverified = opsets_of(records) & set(OLD_OPSETS)
+    for (domain, op), records in sorted(source_ops.items()):
+        unverified = opsets_of(records) & set(statement)
         if domain != "ai.onnx" or op in listed or not unverified:
             continue
-        add("5.0", domain, op, set(), mapping_of(records), [r["source"] for r in records],
+        add(profile, domain, op, set(), mapping_of(records), [r["source"] for r in records],
             documented_opsets=[], unverified_opsets=sorted(unverified))
 
-    # 8.0: the new published list; the source wins where both sources bracket the release.
+
+def registry_from_published_and_sources(profile: str, recipe: dict, spec: dict, snapshots: dict,
+                                        onnx_names: OnnxNames, spelled: dict[str, str], add: Any) -> None:
+    """A published list's per-op opsets, where the source wins when both ``sources`` (the older, then the
+    newer) bracket the release; an opset only the newer source registers is kept apart as unverified."""
+    old, new = (snapshots[name] for name in recipe["sources"])
     documented: dict[str, tuple[set[int], str, str]] = {}
-    for name, page in spec["ops"].items():
+    for name, page in spec[recipe["list"]].items():
         op = canonical_op(name, onnx_names, spelled)
         documented[op] = (set(page["opsets"]), page["url"], page["doc_name"])
     keys = {("ai.onnx", op) for op in documented} | set(old) | set(new)
@@ -346,14 +323,19 @@ def build_registry(reference: Path, onnx_names: OnnxNames) -> list[dict]:
             source += [r["source"] for r in old.get((domain, op), []) + new.get((domain, op), [])]
         if unverified:
             source += [r["source"] for r in new.get((domain, op), [])]
-        add("8.0", domain, op, registered, mapping_of(records), source,
+        add(profile, domain, op, registered, mapping_of(records), source,
             documented_opsets=sorted(doc_opsets) if domain == "ai.onnx" else None,
             source_only_opsets=sorted(both - doc_opsets) or None,
             unverified_opsets=sorted(unverified) or None,
             doc_name=doc_name if doc_name and doc_name != op else None)
 
-    entries.sort(key=lambda e: (e["profile"], e["domain"], e["op"]))
-    return entries
+
+# How a profile's registry is built (op_tables/curated/profiles.json "registry": {"method": ...}).
+REGISTRY_METHODS = {
+    "source": registry_from_source,
+    "published-list": registry_from_published_list,
+    "published-and-sources": registry_from_published_and_sources,
+}
 
 
 # --------------------------------------------------------------------------- kernels
@@ -397,10 +379,6 @@ def build_kernels(reference: Path, registry_entries: list[dict]) -> list[dict]:
 
 # --------------------------------------------------------------------------- SoCs
 
-FIXPIPE_SHORT_SOCS = ("Ascend910B", "Ascend910_93", "Ascend310B")  # platform inis listing Intrinsic_fix_pipe_unit_list
-NO_DYNAMIC_SHAPE = ("Ascend310", "Ascend310B")  # EZ3002 "Dynamic shape is not supported on this chip!"
-BF16_SHORT_SOCS = ("Ascend910B", "Ascend910_93", "Ascend310B")  # bf16 precision modes: A2, A3, 310B
-NO_FP32_VADDS = ("Ascend310",)  # Resize nearest H/W capped at MAX_H_W on SoCs without float32 vadds
 
 
 def build_socs(reference: Path) -> list[dict]:
@@ -452,11 +430,11 @@ def build_socs(reference: Path) -> list[dict]:
                     entry["memory_bytes"] = None
                     entry["memory_basis"] = "unknown"
                     entry["memory_source"] = page["sources"][0] if page else None
-            entry["fixpipe"] = short in FIXPIPE_SHORT_SOCS
-            entry["dynamic_shape"] = short not in NO_DYNAMIC_SHAPE
-            entry["bf16_precision"] = short in BF16_SHORT_SOCS
-            entry["fp32_vadds"] = False if short in NO_FP32_VADDS else None
-            entry["gear_max"] = 100
+            entry["fixpipe"] = short in SOC_TRAITS["fixpipe"]["short_socs"]
+            entry["dynamic_shape"] = short not in SOC_TRAITS["no_dynamic_shape"]["short_socs"]
+            entry["bf16_precision"] = short in SOC_TRAITS["bf16_precision"]["short_socs"]
+            entry["fp32_vadds"] = False if short in SOC_TRAITS["no_fp32_vadds"]["short_socs"] else None
+            entry["gear_max"] = SOC_TRAITS["gear_max"]["value"]
             entry["source"] = sorted(
                 set(family.get("sources", []) + options["soc_versions"]["sources"][:1]
                     + ([platforms["source"].replace("<SoC_version>", name)] if platform else [])
@@ -511,83 +489,9 @@ def build_op_spec(reference: Path, onnx_names: OnnxNames, spelled: dict[str, str
 
 # --------------------------------------------------------------------------- attribute limits
 
-# Published constraints that the CANN source contradicts. The source wins; the doc fact is
-# kept in the table as superseded, with the reason, so a reader sees both.
-SUPERSEDED = {
-    ("Conv", "group"): (
-        "the Conv plugin passes group through to the Ascend conv op (conv_onnx_plugin.cpp, conv_plugin.cc); "
-        "the page itself also describes channel divisibility by group"
-    ),
-    ("Conv", "strides"): (
-        "conv_compute.py: in static shape a stride above STRIDE_MAX takes the slow l0a_dma path instead of "
-        "failing; kernel-out-of-range reports it from limits.json"
-    ),
-    ("Conv", "dilations"): "conv_compute.py: above DILATE_MAX the static build takes the slow l0a_dma path",
-    ("Conv", "pads"): "conv_compute.py: above PAD_MAX the static build takes the slow l0a_dma path",
-    ("AveragePool", "auto_pad"): (
-        "the AveragePool plugin only logs a warning for SAME_LOWER and treats it as SAME; attr-ignored reports it"
-    ),
-    ("MaxPool", "kernel_shape"): "kernel-out-of-range reports pool windows from limits.json",
-    ("AveragePool", "kernel_shape"): "kernel-out-of-range reports pool windows from limits.json",
-    ("MaxPool", "strides"): "kernel-out-of-range reports pool strides from limits.json",
-    ("AveragePool", "strides"): "kernel-out-of-range reports pool strides from limits.json",
-    ("Resize", "nearest_mode"): "the Resize plugin never reads nearest_mode; attr-ignored reports it",
-    ("Gemm", "alpha"): "attr-ignored reports Gemm alpha/beta per era from the plugin sources",
-    ("Gemm", "beta"): "attr-ignored reports Gemm alpha/beta per era from the plugin sources",
-    ("AveragePool", "count_include_pad"): (
-        "the AveragePool plugin passes count_include_pad to AvgPoolV2 as its exclusive attribute "
-        "(cann_onnx_registry.json attribute_or_rank_dependent_mappings ai.onnx::AveragePool)"
-    ),
-}
 
-# Published constraints the CANN source contradicts in some profiles only: (op, attr, kind) ->
-# (profiles where the source wins, reason). Those profiles are dropped from the page entry
-# and kept under superseded_profiles with the reason.
-SUPERSEDED_IN_PROFILES = {
-    ("Resize", "mode", "enum"): (
-        ["9.0"],
-        "the 9.x Resize plugin maps cubic to the Resize op (resize_onnx_plugin.cpp); it converts, and its "
-        "kernel placement is reported by aicpu-fallback",
-    ),
-}
 
-# Facts from the CANN plugin sources, per era (profiles), beyond the published pages.
-SOURCE_ATTR_LIMITS = [
-    {
-        "op": "Resize", "attr": "mode", "kind": "enum", "values": ["linear", "nearest"],
-        "profiles": ["5.0", "6.0"], "severity": "error", "effect": "rejected", "atc_error": "E11010",
-        "note": "plugin fails with 'Unsupported interpolation mode' for any other mode",
-        "source": "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/resize_plugin.cc@7d77ce32d",
-    },
-    {
-        "op": "Resize", "attr": "mode", "kind": "enum", "values": ["cubic", "linear", "nearest"],
-        "profiles": ["9.0"], "severity": "error", "effect": "rejected", "atc_error": "E11010",
-        "note": "plugin fails with 'Unsupported interpolation mode' for any other mode",
-        "source": "hicann/ops-nn:common/src/framework/resize_onnx_plugin.cpp@e5c3fa932",
-    },
-    {
-        "op": "Upsample", "attr": "mode", "kind": "enum", "values": ["linear", "nearest"],
-        "profiles": ["5.0", "6.0", "8.0", "9.0"], "severity": "error", "effect": "rejected", "atc_error": "E11010",
-        "note": "'Mode attr of Upsample only supports nearest and linear'",
-        "source": "hicann/ops-nn:common/src/framework/resize_onnx_plugin.cpp@e5c3fa932",
-    },
-    {
-        "op": "MaxPool", "attr": "storage_order", "kind": "enum", "values": [0],
-        "profiles": ["5.0", "6.0", "8.0", "9.0"], "severity": "error", "effect": "rejected", "atc_error": "E11010",
-        "note": "'only support storage_order=0, but 1 is obtained now.'",
-        "source": "hicann/ops-nn:common/src/framework/max_pool_onnx_plugin.cpp@e5c3fa932",
-    },
-    {
-        "op": "Pad", "attr": "mode", "kind": "enum", "values": ["constant", "edge", "reflect"],
-        "profiles": ["5.0", "6.0", "8.0", "9.0"], "severity": "error", "effect": "rejected", "atc_error": "EZ3002",
-        "note": "PadV3 kernel modes are constant, reflect and edge only (impl/dynamic/pad_v3.py)",
-        "source": "leideng/CANN-8.1.RC1:opp/built-in/op_impl/ai_core/tbe/impl/dynamic/pad_v3.py@551ed27c",
-    },
-]
 
-# Profiles the published 9.0 pages speak for. The 9.0 profile is source-built, but an
-# attribute limit the source does not contradict still holds there.
-DOC_PROFILES = ["8.0", "9.0"]
 
 
 def build_attr_limits(reference: Path, onnx_names: OnnxNames, spelled: dict[str, str]) -> list[dict]:
@@ -652,148 +556,16 @@ RESIZE_PLUGIN_NEW = "hicann/ops-nn:common/src/framework/resize_onnx_plugin.cpp@e
 AVGPOOL_PLUGIN_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin/average_pool_plugin.cc@7d77ce32d"
 AVGPOOL_PLUGIN_NEW = "hicann/ops-nn:common/src/framework/average_pool_onnx_plugin.cpp@e5c3fa932"
 FUSION_PASSES = "dengguojie/vue-element-admin:ops/built-in/fusion_pass/graph_fusion/ai_core"
-ALL_PROFILES = ["5.0", "6.0", "8.0", "9.0"]
-CANNDEV_PROFILES = ["5.0", "6.0"]  # profiles whose op mapping comes from the 2022 canndev plugins
-HICANN_PROFILES = ["8.0", "9.0"]  # profiles whose op mapping comes from the 2026 hicann plugins
 
-# Attributes the parser plugins drop or reinterpret, so the model converts but computes
-# something else. values = the values that behave as ONNX defines them (the ONNX default
-# stands in for an absent attribute); absent = the attribute has an effect only when set;
-# when = the fact holds only when another attribute has one of these values.
-# PyTorch's nearest upsampling exports Resize asymmetric + floor. The plugin passes asymmetric to
-# ResizeNearestNeighborV2 as align_corners=false, half_pixel_centers=false (cann_source.md section 6) and never
-# reads nearest_mode; which index that kernel picks with both flags false is not in the reference facts, so
-# for this pair the verdict is an info, not a warning.
-NEAREST_FLOOR_UNKNOWN = {
-    "unverified_when": [{"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}],
-    "unverified_note": (
-        "the plugin passes asymmetric to ResizeNearestNeighborV2 as align_corners=false, half_pixel_centers=false; "
-        "whether that kernel then floors, as ONNX asymmetric + floor does, is not in the reference facts"
-    ),
-}
 
-IGNORED_ATTRS = [
-    {"op": "Gemm", "attr": "alpha", "values": [1.0], "profiles": CANNDEV_PROFILES,
-     "note": "the 2022 plugin registers Gemm as MatMulV2 with transA/transB only; alpha is never read",
-     "source": GEMM_PLUGIN_OLD},
-    {"op": "Gemm", "attr": "beta", "values": [1.0], "profiles": CANNDEV_PROFILES,
-     "note": "the 2022 plugin registers Gemm as MatMulV2 with transA/transB only; beta is never read",
-     "source": GEMM_PLUGIN_OLD},
-    {"op": "Gemm", "attr": "alpha", "values": [1.0], "profiles": ["8.0"],
-     "note": "the 9.0.0 commercial page says alpha, beta and C are not supported (community 9.1+ pages and the "
-             "9.x source apply them with Muls)",
-     "source": "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0065.html"},
-    {"op": "Gemm", "attr": "beta", "values": [1.0], "profiles": ["8.0"],
-     "note": "the 9.0.0 commercial page says alpha, beta and C are not supported (community 9.1+ pages and the "
-             "9.x source apply them with Muls)",
-     "source": "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0065.html"},
-    {"op": "Resize", "attr": "nearest_mode", "values": ["round_prefer_ceil"], "when": {"attr": "mode", "values": ["nearest"]},
-     "profiles": CANNDEV_PROFILES,
-     "note": "the plugin never reads nearest_mode; the published page supports only round_prefer_ceil",
-     "params": NEAREST_FLOOR_UNKNOWN,
-     "source": RESIZE_PLUGIN_OLD},
-    {"op": "Resize", "attr": "nearest_mode", "values": ["round_prefer_ceil"], "when": {"attr": "mode", "values": ["nearest"]},
-     "profiles": HICANN_PROFILES,
-     "note": "the plugin never reads nearest_mode; the published page supports only round_prefer_ceil",
-     "params": NEAREST_FLOOR_UNKNOWN,
-     "source": RESIZE_PLUGIN_NEW},
-    {"op": "Resize", "attr": "coordinate_transformation_mode",
-     "values": ["align_corners", "asymmetric", "half_pixel", "pytorch_half_pixel"],
-     "when": {"attr": "mode", "values": ["nearest"]}, "profiles": CANNDEV_PROFILES,
-     "note": "ResizeNearestNeighborV2 gets align_corners for align_corners and half_pixel_centers for half_pixel and "
-             "pytorch_half_pixel; every other mode gets neither, which computes as asymmetric",
-     "source": RESIZE_PLUGIN_OLD},
-    {"op": "Resize", "attr": "coordinate_transformation_mode",
-     "values": ["align_corners", "asymmetric", "half_pixel", "pytorch_half_pixel"],
-     "when": {"attr": "mode", "values": ["nearest"]}, "profiles": HICANN_PROFILES,
-     "note": "ResizeNearestNeighborV2 gets align_corners for align_corners and half_pixel_centers for half_pixel and "
-             "pytorch_half_pixel; every other mode gets neither, which computes as asymmetric",
-     "source": RESIZE_PLUGIN_NEW},
-    {"op": "Resize", "attr": "antialias", "values": [0], "profiles": HICANN_PROFILES,
-     "note": "the plugin logs antialias as unsupported and ignores it", "source": RESIZE_PLUGIN_NEW},
-    {"op": "Resize", "attr": "keep_aspect_ratio_policy", "values": ["stretch"], "profiles": HICANN_PROFILES,
-     "note": "the plugin logs keep_aspect_ratio_policy as unsupported and ignores it", "source": RESIZE_PLUGIN_NEW},
-    {"op": "Resize", "attr": "axes", "absent": True, "profiles": HICANN_PROFILES,
-     "note": "the plugin logs axes as unsupported and resizes the H and W of a 4-D NCHW tensor", "source": RESIZE_PLUGIN_NEW},
-    {"op": "AveragePool", "attr": "auto_pad", "values": ["NOTSET", "SAME_UPPER", "VALID"], "profiles": CANNDEV_PROFILES,
-     "note": "SAME_LOWER only logs a warning and is treated as SAME (SAME_UPPER padding)", "source": AVGPOOL_PLUGIN_OLD},
-    {"op": "AveragePool", "attr": "auto_pad", "values": ["NOTSET", "SAME_UPPER", "VALID"], "profiles": HICANN_PROFILES,
-     "note": "SAME_LOWER only logs a warning and is treated as SAME (SAME_UPPER padding)", "source": AVGPOOL_PLUGIN_NEW},
-]
 
-# Published pages: reduce ops whose empty axes are not a full reduction.
-EMPTY_AXES_OPS = ("ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum")
 
-# Published pages: constraints on an input (or, "on" an attribute), each stated as a shape
-# constraint of the op's page ("says"), by fact kind. The rule gets "input" and "params"; the
-# generator stops when a page no longer says it. Lengths in input-shape-required: a number, or
-# "C" (axis 1 of input 0).
-PAGE_INPUT_CONSTRAINTS = [
-    {"kind": "input-shape-required", "op": "PRelu", "input": "slope", "says": "must be 1-D of length 1 or C",
-     "params": {"index": 1, "ranks": [1], "lengths": [1, "C"]}},
-    {"kind": "negative-indices-rejected", "op": "Gather", "input": "indices",
-     "says": "negative index values not supported", "params": {"index": 1}},
-    {"kind": "negative-indices-rejected", "op": "ScatterND", "input": "indices",
-     "says": "negative index values not supported", "params": {"index": 1}},
-    {"kind": "last-axis-step-one", "op": "Slice", "input": "steps", "says": "step on the last axis must be 1",
-     "params": {"index": 4, "axes_index": 3}},
-    # the value input from opset 11 on, the value attribute before it
-    {"kind": "pad-value-zero", "op": "Pad", "input": "constant_value", "on": "mode",
-     "says": "constant mode only with constant_value 0", "params": {"index": 2, "attr": "value"}},
-]
 
-# Published pages: dtypes rejected under --precision_mode=must_keep_origin_dtype (opsets: None = all).
-ORIGIN_DTYPE_REJECTIONS = [
-    ("AveragePool", ["float32"], None),
-    ("Conv", ["float32", "float64"], None),
-    ("DeformableConv2D", ["float32", "float64"], None),
-    ("GatherND", ["float64"], None),
-    ("Gemm", ["float32"], [8, 9, 10]),
-    ("MaxRoiPool", ["float32"], None),
-    ("RoiAlign", ["float64"], None),
-]
 
 # Graph fusion passes that turn an AI-CPU-only Ascend op into an AI Core one when the named
 # ONNX inputs are constants (else the op stays on AI CPU).
 MODEL_ZOO = "Ascend/ModelZoo-PyTorch@05360171"
-# Patterns Huawei's engineers rewrite by hand before ATC in the ModelZoo ports. Where a CANN fact speaks,
-# the note says which; where none does, the entry cites the practice alone. A 1-D Conv is not listed: both
-# Conv plugins already run it as Unsqueeze + Conv2D + Squeeze (cann_onnx_registry.json
-# attribute_or_rank_dependent_mappings ai.onnx::Conv), the same rewrite the speech ports do by hand.
-HAND_FIXED_PRACTICES = [
-    {"op": "Clip", "profiles": CANNDEV_PROFILES, "severity": "warning",
-     "params": {"pattern": "min-without-max", "present": ["min"], "absent": ["max"]},
-     "note": "the 2022 Clip plugin expands to Cast + ClipByValue only (no Maximum for a one-sided clip, which the 9.x "
-             "plugin adds), and how it fills the missing max is not in the reference facts; Huawei's xcit port "
-             "repairs this Clip by hand before ATC",
-     "source": f"{MODEL_ZOO}:ACL_PyTorch/contrib/cv/classfication/xcit; dengguojie/vue-element-admin:ops/built-in/"
-               "framework/onnx_plugin/clip_plugin.cc@7d77ce32d (expands to Cast, ClipByValue)"},
-    {"op": "Pad", "profiles": ALL_PROFILES, "severity": "info", "when": {"attr": "mode", "values": ["reflect"]},
-     "params": {"pattern": "reflect-pad"},
-     "note": "the CANN facts say PadV3 accepts reflect (check_supported: constant, reflect, edge; reflect takes "
-             "float16/bfloat16/float32/int32 only), yet Huawei's TResNet port replaces reflect-mode Pad by hand; "
-             "check the converted model's accuracy and speed",
-     "source": f"{MODEL_ZOO}:ACL_PyTorch (TResNet port); shared/reference/notes/cann_source.md section 7 (PadV3)"},
-    {"op": "RandomNormalLike", "profiles": CANNDEV_PROFILES, "severity": "warning",
-     "params": {"pattern": "random-in-inference"},
-     "note": "it becomes RandomStandardNormal, which the 2022 kernel configs list for no engine (the 8.1.RC1 "
-             "package has an AI CPU kernel only), and it makes every run differ; Huawei's TDNN port removes it "
-             "from the inference graph before ATC",
-     "source": f"{MODEL_ZOO}:ACL_PyTorch/contrib/audio/tdnn; op_tables/kernels.json RandomStandardNormal"},
-]
 
-AI_CORE_REWRITES = [
-    {"op": "Slice", "ascend_op": "StridedSliceV2", "into": ["StridedSliceD"], "const_inputs": [1, 2, 3, 4],
-     "stays_on_aicpu": {"output_ranks": [1], "negative_values_input": 4, "zero_output_dims": True},
-     "note": "stays on AI CPU when the output is 1-D, a step is negative, an output dim is 0 or the last dim is shrunk",
-     "source": f"{FUSION_PASSES}/strided_slice_v2_fusion_pass.cc@16c443656"},
-    {"op": "TopK", "ascend_op": "TopK", "into": ["TopKD"], "const_inputs": [1],
-     "note": "TopK/TopKV2 with a constant k become TopKD (with transposes when the axis is not the last)",
-     "source": f"{FUSION_PASSES}/top_k_fusion_pass.cc@15fea2e88"},
-    {"op": "CumSum", "ascend_op": "Cumsum", "into": ["CumsumD"], "const_inputs": [1],
-     "note": "ConstToAttrPass turns Cumsum with a constant axis into CumsumD",
-     "source": f"{FUSION_PASSES}/const2attr/const2attr_fusion_pass.cc@0666846cb"},
-]
 
 
 # Which member of a PartitionedCall expansion does the work, by the rule the plugin applies
@@ -803,71 +575,13 @@ AI_CORE_REWRITES = [
 # Members that only compute shapes (Shape, Cast, Slice, Squeeze, ...) are left out.
 PLUGINS_OLD = "dengguojie/vue-element-admin:ops/built-in/framework/onnx_plugin"
 PLUGINS_NEW = "hicann/ops-nn:common/src/framework"
-PARTITIONED_CALL_MEMBERS = [
-    {"op": "AveragePool", "profiles": ALL_PROFILES, "by": "kernel_rank",
-     "choices": {"1": ["AvgPoolV2"], "2": ["AvgPoolV2"], "3": ["AvgPool3D"]},
-     "source": f"{PLUGINS_NEW}/average_pool_onnx_plugin.cpp@e5c3fa932"},
-    {"op": "Conv", "profiles": ALL_PROFILES, "by": "kernel_rank",
-     "choices": {"1": ["Conv2D"], "2": ["Conv2D"], "3": ["Conv3D"]},
-     "source": f"{PLUGINS_NEW}/conv_onnx_plugin.cpp@e5c3fa932"},
-    {"op": "ConvTranspose", "profiles": ALL_PROFILES, "by": "kernel_rank",
-     "choices": {"1": ["Conv2DTranspose"], "2": ["Conv2DTranspose"], "3": ["Conv3DTranspose"]},
-     "source": f"{PLUGINS_NEW}/conv_transpose_onnx_plugin.cpp@e5c3fa932"},
-    # Identity can stand only for a one-input Concat; joining two or more inputs is ConcatD's work.
-    {"op": "Concat", "profiles": CANNDEV_PROFILES, "by": "fixed", "choices": {"": ["ConcatD"]},
-     "source": f"{PLUGINS_OLD}/concat_plugin.cc@7d77ce32d"},
-    {"op": "Concat", "profiles": HICANN_PROFILES, "by": "fixed", "choices": {"": ["ConcatD"]},
-     "source": "hicann/ops-math:conversion/concat/framework/concat_onnx_plugin.cpp@c41933244"},
-    {"op": "Gemm", "profiles": HICANN_PROFILES, "by": "fixed", "choices": {"": ["MatMulV2"]},
-     "source": f"{PLUGINS_NEW}/gemm_onnx_plugin.cpp@e5c3fa932"},
-    {"op": "MaxPool", "profiles": ALL_PROFILES, "by": "kernel_rank",
-     "choices": {"1": ["MaxPoolV3"], "2": ["MaxPoolV3"], "3": ["MaxPool3D"]},
-     "source": f"{PLUGINS_NEW}/max_pool_onnx_plugin.cpp@e5c3fa932"},
-    {"op": "Pad", "profiles": HICANN_PROFILES, "by": "attr", "attr": "mode",
-     "choices": {"constant": ["PadV3"], "edge": ["PadV3"], "reflect": ["MirrorPad"]},
-     "source": "hicann/ops-math:conversion/pad_v3/framework/pad_onnx_plugin.cpp@c41933244"},
-    {"op": "Resize", "profiles": CANNDEV_PROFILES, "by": "attr", "attr": "mode",
-     "choices": {"linear": ["ResizeBilinearV2"], "nearest": ["ResizeNearestNeighborV2"]},
-     "source": f"{PLUGINS_OLD}/resize_plugin.cc@7d77ce32d"},
-    {"op": "Resize", "profiles": HICANN_PROFILES, "by": "attr", "attr": "mode",
-     "choices": {"cubic": ["Resize"], "linear": ["Resize"], "nearest": ["ResizeNearestNeighborV2"]},
-     "source": RESIZE_PLUGIN_NEW},
-    {"op": "Split", "profiles": ALL_PROFILES, "by": "present", "attr": "split",
-     "choices": {"absent": ["Split"], "present": ["SplitV"]},
-     "source": "hicann/ops-math:conversion/split_d/framework/split_onnx_plugin.cpp@c41933244"},
-]
-
-# TBE check_supported rejections that send an op to another engine (AI CPU when it has a kernel).
-CHECK_SUPPORTED_REJECTS = [
-    {"op": "Resize", "profiles": HICANN_PROFILES, "ascend_op": "Resize", "attr": "mode", "accepts": ["nearest"],
-     "note": "'Attr mode only support nearest.': linear and cubic Resize drop to AI CPU",
-     "source": "leideng/CANN-8.1.RC1:opp/built-in/op_impl/ai_core/tbe/impl/dynamic/resize.py@551ed27c"},
-]
 
 
-# The plugins that build a TransposeD/PadV2/<pool> (NHWC) graph meant for AI CPU when kH*kW is above
-# limits.json pool_aicpu_window_area or a stride above pool_aicpu_stride (notes/cann_source.md section 6:
-# MaxPool in both plugin generations; "OPS-old also had the >255 / >63 AI CPU path; OPS-new does not" for
-# AveragePool). params.builds = the pool op inside that graph.
-POOL_AICPU_GRAPHS = [
-    {"op": "MaxPool", "profiles": ALL_PROFILES, "builds": "MaxPool",
-     "source": "hicann/ops-nn:common/src/framework/max_pool_onnx_plugin.cpp@e5c3fa932"},
-    {"op": "AveragePool", "profiles": CANNDEV_PROFILES, "builds": "AvgPool", "source": AVGPOOL_PLUGIN_OLD},
-]
-POOL_AICPU_NOTE = ("kH*kW above pool_aicpu_window_area or a stride above pool_aicpu_stride: the plugin builds an AI CPU "
-                   "graph (shared/reference/notes/cann_source.md section 6)")
+
 
 # ONNX semantics, not a CANN fact: the inputs whose values (not only shapes) decide an op's output
 # shape, from the ONNX operator spec. An op not listed: every input counts.
 ONNX_OPERATORS = "onnx/onnx docs/Operators.md (ONNX operator spec: inputs that give the output shape)"
-SHAPE_VALUE_INPUTS = {
-    "CenterCropPad": [1], "Compress": [1], "ConstantOfShape": [0], "Expand": [1], "If": [0], "Loop": [0, 1],
-    "MaxUnpool": [2], "NonMaxSuppression": [0, 1, 2, 3, 4], "NonZero": [0], "OneHot": [1], "Pad": [1, 3],
-    "Range": [0, 1, 2], "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1], "ReduceLogSumExp": [1],
-    "ReduceMax": [1], "ReduceMean": [1], "ReduceMin": [1], "ReduceProd": [1], "ReduceSum": [1],
-    "ReduceSumSquare": [1], "Reshape": [1], "Resize": [2, 3], "Slice": [1, 2, 3, 4], "Split": [1],
-    "Squeeze": [1], "Tile": [1], "TopK": [1], "Unique": [0], "Unsqueeze": [1], "Upsample": [1],
-}
 
 
 def rewrite_targets() -> set[str]:
@@ -888,6 +602,10 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
         entry["source"] = source
         entries.append(entry)
 
+    for item in OP_FACTS:
+        add(item["kind"], item["op"], item["profiles"], item["source"], attr=item.get("attr"),
+            values=item.get("values"), absent=item.get("absent"), when=item.get("when"), opsets=item.get("opsets"),
+            params=item.get("params"), note=item.get("note"), severity=item.get("severity", "warning"))
     for item in IGNORED_ATTRS:
         add("ignored-attr", item["op"], item["profiles"], item["source"], attr=item["attr"],
             values=item.get("values"), absent=item.get("absent", False), when=item.get("when"), note=item["note"],
@@ -916,9 +634,8 @@ def build_op_facts(reference: Path, onnx_names: OnnxNames, spelled: dict[str, st
             severity="error", note=said[0])
     registry = load(reference, "cann_onnx_registry.json")
     for item in PARTITIONED_CALL_MEMBERS:
-        snapshot = "canndev-2022" if item["profiles"] == CANNDEV_PROFILES else "hicann-2026"
-        snapshots = ["canndev-2022", "hicann-2026"] if item["profiles"] == ALL_PROFILES else [snapshot]
-        for name in snapshots:
+        mapping_from = {p["id"]: p["mapping_from"] for p in PROFILES}
+        for name in sorted({mapping_from[p] for p in item["profiles"]}):  # the plugin sources of those profiles
             members = {op for r in registry["snapshots"][name] if r.get("onnx_op") == item["op"]
                        for op in (r.get("expands_to") or [r["ascend_op"]])}
             chosen = {op for ops in item["choices"].values() for op in ops}
@@ -965,34 +682,8 @@ MAXPOOL_PAGE = "https://www.hiascend.com/document/detail/zh/canncommercial/900/A
 AVGPOOL_PAGE = "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/atlasoxol_09_0022.html"
 NMS_PAGE_NOTE = "shared/reference/onnx_op_spec.json ops.NonMaxSuppression"
 
-LIMITS = [
-    ("conv_filter_hw_max", 255, "Conv2D kernel H/W beyond this takes the slow l0a_dma path in static shape and fails with E60011 in dynamic shape (FILTER_HW_MAX)", CONV_COMPUTE),
-    ("conv_filter_hw_max_fixpipe", 511, "FILTER_HW_MAX on SoCs whose platform ini lists Intrinsic_fix_pipe_unit_list", CONV_COMPUTE),
-    ("conv_stride_max", 63, "Conv2D stride beyond this takes the slow l0a_dma path (STRIDE_MAX)", CONV_COMPUTE),
-    ("conv_pad_max", 255, "Conv2D pad beyond this takes the slow l0a_dma path (PAD_MAX)", CONV_COMPUTE),
-    ("conv_dilation_max", 255, "Conv2D dilation beyond this takes the slow l0a_dma path (DILATE_MAX)", CONV_COMPUTE),
-    ("conv_param_hard_max", 4294967295, "values above 2^32-1 fail with E60011 even in static shape", CONV_COMPUTE),
-    ("conv_fmap_w_max", 4096, "published Conv input width range [1, 4096]", CONV_PAGE),
-    ("pool_fmap_w_max", 4096, "published MaxPool/AveragePool input width range [1, 4096]", MAXPOOL_PAGE),
-    ("pool_kernel_max", 32768, "published MaxPool/AveragePool kernel_shape range [1, 32768]", AVGPOOL_PAGE),
-    ("pool_aicpu_window_area", 255, "MaxPool with kH*kW above this is built for AI CPU (TransposeD/PadV2/MaxPool NHWC); the plugin source tests kH*kW > 255 where the published page says > 256, and the plugin is what builds the graph, so 255 is the threshold", MAX_POOL_PLUGIN),
-    ("pool_aicpu_stride", 63, "MaxPool with a stride above this is built for AI CPU", MAX_POOL_PLUGIN),
-    ("avgpool_kernel_hw_max", 255, "AvgPoolV2 check_supported rejects a non-global kernel H or W above this (falls back to AI CPU)", AVG_POOL_V2),
-    ("avgpool_window_area_max", 255, "AvgPoolV2 check_supported rejects kH*kW above this when a side is above avgpool_kernel_side_max and the output has H != 1, W == 1 (AVGV2_KERNEL_SIZE_H_MUL_W)", AVG_POOL_V2),
-    ("avgpool_kernel_side_max", 20, "AvgPoolV2 check_supported: the side bound of the window-area rejection (AVGV2_KERNEL_SIZE)", AVG_POOL_V2),
-    ("avgpool_page_window_area_max", 256, "published AveragePool page: a kernel with kH*kW above this (or a side outside [1, 255]) runs on AI CPU (slow)", AVGPOOL_PAGE),
-    ("resize_nearest_max_hw", 2048, "ResizeNearestNeighborV2 on SoCs without float32 vadds: H/W in and out at most MAX_H_W", RESIZE_NN_V2),
-    ("model_file_max_bytes", 2147483647, "a single .onnx file must be 1..INT_MAX bytes (kMaxFileSizeLimit), else E13015", PARSER_UTIL),
-    ("gear_count_min", 2, "dynamic gears need at least kMinShapesCount profiles (E10035)", MULTI_BATCH_NEW),
-    ("atc_output_path_max", 4096, "--output must stay shorter than PATH_MAX (E10021)", "hicann/ge@ffdcbc9f7:api/atc/main_impl.cc"),
-    ("gear_count_max", 100, "at most kMaxShapesCount profiles (E10036); the open-source GE master no longer enforces it", MULTI_BATCH),
-    ("nms_max_output_boxes_warn", 700, "published NonMaxSuppression: max_output_boxes_per_class above 700 may exhaust resources", NMS_PAGE_NOTE),
-]
 
 
-# The kernel a limit belongs to, where its source is one kernel's implementation: the rule that
-# reads the limit looks that kernel up in the chip's kernel list by this name.
-LIMIT_KERNELS = {"resize_nearest_max_hw": "ResizeNearestNeighborV2"}
 
 
 def build_limits() -> list[dict]:
@@ -1165,28 +856,7 @@ def precision_fp16_casts(options: dict) -> dict:
 # the flags named in by_flag their own code, the numeric switches E10006 ("must be either 1 or 0",
 # also used for 0/1/2), booleans E10005 ("either true or false"), every other flag E10001.
 CMD_FLAG_INFO = "hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc (PrintValueError); notes/atc_cli.md rule 5"
-FLAG_VALUE_ERRORS = {
-    "by_flag": {"--framework": "E10007", "--log": "E10010"},
-    "switch_flags": ["--atomic_clean_policy", "--deterministic", "--disable_reuse_memory", "--display_model_info",
-                     "--dump_mode", "--external_weight", "--sparsity", "--status_check"],
-    "switch_error": "E10006",
-    "bool_error": "E10005",
-    "other_error": "E10001",
-    "source": CMD_FLAG_INFO,
-}
 
-# Flags whose reference entry does not give the parser's own type: the combined compress-weight entry
-# ('bool|path', value_syntax '--enable_compress_weight=true|false | --compress_weight_conf=<file>'), and
-# --help, which the parser registers as an optional-argument bool ('--help value' does not take the value).
-FLAG_OVERRIDES = [
-    {"name": "--compress_weight_conf", "type": "path", "allowed_values": None,
-     "source": "atc_options.json parameters[--enable_compress_weight / --compress_weight_conf] value_syntax"},
-    {"name": "--enable_compress_weight", "type": "bool", "allowed_values": ["true", "false"],
-     "source": "atc_options.json parameters[--enable_compress_weight / --compress_weight_conf] value_syntax"},
-    {"name": "--help", "type": "bool_optional", "allowed_values": None, "relevance": "info",
-     "related_error_codes": [], "note": "",
-     "source": "atc_options.json parameters[--help / -h] (hicann/ge@ffdcbc9f7:api/atc/main_impl.cc)"},
-]
 
 
 def flag_value_errors(reference: Path) -> dict:
@@ -1208,16 +878,6 @@ def flag_value_errors(reference: Path) -> dict:
 # Registered with DEFINE_string/DEFINE_bool in api/atc/atc_flags.cc; bool flags take a value only
 # in the --name=value form (optional argument).
 ATC_FLAGS_SOURCE = "hicann/ge@7bb4b9f58:api/atc/atc_flags.cc"
-UNDOCUMENTED_ATC_FLAGS = (
-    ("--build_config", "string"),
-    ("--cal_conf", "string"),
-    ("--cluster_config", "string"),
-    ("--device_id", "string"),
-    ("--hccl_sub_comm_config", "string"),
-    ("--raw_ge_options_ignore_unsupported", "bool"),
-    ("--save_original_model", "string"),
-    ("--target", "string"),
-)
 
 
 def other_flags(options: dict) -> list[dict]:
@@ -1245,6 +905,100 @@ def other_flags(options: dict) -> list[dict]:
         })
     entries.sort(key=lambda e: e["name"])
     return entries
+
+
+# --------------------------------------------------------------------------- the files an atc command names
+
+# aipp.json and command_files.json need no reference file: the curated topics aipp_checks,
+# aipp_proto, aipp_csc and aipp_kernel (the last three written by tools/extract_aipp_facts.py)
+# and command_files carry every fact with its source.
+
+
+def _cited(source: str, lines: str | None) -> str:
+    return f"{source} {lines}" if lines else source
+
+
+def build_aipp() -> tuple[list[dict], dict]:
+    """aipp.json: the AIPP file's schema (extra ``message_schema``) and one entry per fact about it."""
+    checks, csc = curated_doc("aipp_checks"), curated_doc("aipp_csc")
+    kernel, proto = curated_doc("aipp_kernel"), curated_doc("aipp_proto")
+    entries: list[dict] = []
+    for item in checks["parse_errors"]:
+        entries.append({"kind": "parse-error", "name": item["error"], "profiles": item["profiles"],
+                        "message": item["message"], "note": item["note"],
+                        "source": _cited(item["source"], item["lines"])})
+    for item in checks["entries"]:
+        record = {k: v for k, v in item.items() if k not in ("id", "source", "lines")}
+        record.setdefault("profiles", ALL_PROFILES)
+        entries.append({"kind": "check", "name": item["id"], **record,
+                        "source": _cited(item["source"], item.get("lines"))})
+    ranges = checks["ranges"]
+    for item in ranges["fields"]:
+        entries.append({"kind": "range", "name": item["field"], "min": item["min"], "max": item["max"],
+                        "zero_allowed": item.get("zero_allowed", False), "when": item.get("when"),
+                        "error": ranges["error"], "source": _cited(ranges["source"], item["lines"])})
+    size = ranges["model_size"]
+    entries.append({"kind": "model-size", "name": "src_image_size 0", "h_min": size["h_min"], "w_min": size["w_min"],
+                    "max": size["max"], "error": ranges["error"], "note": size["note"],
+                    "source": _cited(ranges["source"], size["lines"])})
+    model_channels = checks["model_image_channels"]["channels"]
+    image = checks["image_channels"]
+    formats = proto["enums"]["InputFormat"]
+    presets = csc["entries"]
+    for name in sorted(formats):
+        if formats[name] == 0:
+            continue
+        given = sorted({model_channels[p["model_image"]] for p in presets if p["input_format"] == name})
+        entries.append({"kind": "format", "name": name, "number": formats[name],
+                        "image_channels": image["channels"].get(name, image["default"]),
+                        "model_channels": given, "yuv": name in checks["yuv_formats"]["formats"],
+                        "source": _cited(image["source"], image["lines"]) + "; model_channels: "
+                        + checks["model_image_channels"]["source"] + " and the package's conf/aipp files "
+                        "(op_tables/curated/aipp_csc.json)"})
+    for preset in presets:
+        origin = "docs" if preset["source"].startswith("hicann/ge") else "package"
+        record = {k: v for k, v in preset.items() if k not in ("name", "source", "line")}
+        entries.append({"kind": "preset", "name": f"{preset['name']} ({origin})", **record,
+                        "channels": model_channels[preset["model_image"]],
+                        "source": f"{preset['source']} line {preset['line']}"})
+    for release in kernel["entries"]:
+        format_map = release["SUPPORT_IMAGE_FORMAT_MAP"]
+        odd = release["ODD_CROP_SUPPORT_SOC_VERSION_LIST"]
+        keys = checks["chip_format_keys"]["releases"][release["release"]]
+        for short_soc, key in sorted(keys["keys"].items()):
+            entries.append({"kind": "chip", "name": f"{short_soc} {release['release']}", "short_soc": short_soc,
+                            "release": release["release"], "formats": format_map["value"][key],
+                            "odd_crop": short_soc in odd["value"],
+                            "source": f"{release['source']} lines {format_map['line']}, {odd['line']}; "
+                                      f"{keys['source']} {keys['lines']}"})
+    for item in checks["uncatalogued_errors"]:
+        entries.append({"kind": "error", "name": item["code"], "message": item["message"], "meaning": item["meaning"],
+                        "source": _cited(item["source"], item["lines"])})
+    entries.sort(key=lambda e: (e["kind"], e["name"], e["source"]))
+    schema = {
+        "root": proto["root"],
+        "messages": {m["name"]: [{k: v for k, v in f.items() if k != "line"} for f in m["fields"]]
+                     for m in proto["entries"]},
+        "enums": proto["enums"],
+        "source": proto["source"],
+    }
+    extra = {"message_schema": schema, "path_rule": checks["path"], "normalization": checks["normalization"],
+             "csc_note": csc["note"]}
+    return entries, extra
+
+
+def build_command_files() -> tuple[list[dict], dict]:
+    """command_files.json: how ATC reads each file or name list a command gives, and what fails how."""
+    doc = curated_doc("command_files")
+    entries: list[dict] = []
+    for item in doc["entries"]:
+        # the curated source is the reader of the file or names; rules cite it with their own lines
+        record = {k: v for k, v in item.items() if k not in ("kind", "flag", "source", "lines")}
+        reader = {"reader": item["source"]} | ({"reader_lines": item["lines"]} if "lines" in item else {})
+        entries.append({"kind": item["kind"], "name": item["flag"], **reader, **record,
+                        "source": _cited(item["source"], item.get("lines"))})
+    entries.sort(key=lambda e: (e["kind"], e["name"]))
+    return entries, {"graph_names": doc["graph_names"], "split": doc["split"]}
 
 
 # --------------------------------------------------------------------------- main
@@ -1310,6 +1064,18 @@ def build(reference: Path) -> dict[str, str]:
             "ATC command-line options relevant to ONNX models.",
             ["atc_options.json"], reference, build_options(reference), **options_extra(reference)),
     }
+    aipp_entries, aipp_extra = build_aipp()
+    docs["aipp.json"] = table(
+        "atccheck.aipp/1",
+        "AIPP files (--insert_op_conf): their schema, GE's and the AIPP kernel's checks, value ranges, channel "
+        "counts, documented color conversions and the image formats per chip.",
+        [], reference, aipp_entries, **aipp_extra)
+    file_entries, file_extra = build_command_files()
+    docs["command_files.json"] = table(
+        "atccheck.command_files/1",
+        "The files and names an atc command gives (--keep_dtype, --op_precision_mode, --modify_mixlist, "
+        "--customize_dtypes, --fusion_switch_file, --out_nodes, --input_fp16_nodes): their syntax and ATC's checks.",
+        [], reference, file_entries, **file_extra)
     return {name: dump(doc) for name, doc in docs.items()}
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
+from atccheck.catalogue import catalogue  # noqa: E402
 from atccheck.rule_docs import DOCS_FOLDER, expected_pages  # noqa: E402
-from atccheck.rules import catalogue  # noqa: E402
 
 
 def differences(out: Path, expected: dict[str, str] | None = None) -> list[str]:

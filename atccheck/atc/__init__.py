@@ -2,8 +2,8 @@
 
 - :func:`build_command` / :func:`command_for_report` (``command.py``): the exact command for a
   model and a chip, refusing with ATC's error code what ATC would reject.
-- :func:`lint_command` (``lint.py``): parse a command as ATC's option parser does and report
-  each defect with the ATC error it would cause (codes AC5xx, listed in ``codes.py``).
+- :func:`lint_command` (``lint/``): parse a command as ATC's option parser does and report
+  each defect with the ATC error it would cause (codes AC5xx, one rule per module in ``lint/rules/``).
 - :func:`precheck_document` (``precheck.py``): the ``check_result.json`` that ``atc --mode=3``
   writes, built from a check report.
 
@@ -22,8 +22,8 @@ _LAZY = {
     "AtcRuleError": "atccheck.atc.command",
     "build_command": "atccheck.atc.command",
     "command_for_report": "atccheck.atc.command",
-    "lint_command": "atccheck.atc.lint",
-    "LintResult": "atccheck.atc.lint",
+    "lint_command": "atccheck.atc.lint.run",
+    "LintResult": "atccheck.atc.lint.run",
     "precheck_document": "atccheck.atc.precheck",
     "render_precheck": "atccheck.atc.precheck",
 }

@@ -25,20 +25,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from atccheck.atc.facts import onnx_framework, precision_values
-from atccheck.atc.spec import (
-    Gears,
+from atccheck.atc.spec import Gears, check_dynamic_mode, check_gear_count, check_gears_against_shape, parse_gears
+from atccheck.errors import AtcCheckError, UsageError
+from atccheck.model.input_shape import (
     Problem,
     ShapeEntry,
-    check_dynamic_mode,
-    check_gear_count,
-    check_gears_against_shape,
     check_names_and_ranks,
     format_input_shape,
     model_inputs,
-    parse_gears,
     parse_input_shape,
 )
-from atccheck.errors import AtcCheckError, UsageError
 from atccheck.tables import Profile, Soc, Tables, tables
 from atccheck.target import (
     DEFAULT_PRECISION_MODE,

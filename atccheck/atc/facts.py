@@ -20,6 +20,11 @@ PARSER_SOURCE = "hicann/ge@ffdcbc9f7:api/atc/cmd_flag_info.cc"
 
 BUILD_MODE = "0"  # ATC's default --mode: build an offline model
 
+# What ATC's option parser prints when it stops before any error code (cmd_flag_info.cc).
+UNKNOWN_FLAG = "ERROR: unknown command line flag"
+NON_OPTION = "ERROR: Non-option parameter"
+MISSING_ARGUMENT = "ERROR: flag is missing its argument"
+
 
 def required_flags(mode: str = BUILD_MODE, tbl: Tables | None = None) -> tuple[tuple[str, str], ...]:
     """(flag, the ATC error its absence raises) for each flag ``--mode`` needs (dependency_rules)."""

@@ -128,7 +128,7 @@ def _parser_type(gnode, ctx: "CheckContext", imports: dict[str, int]) -> tuple[s
 def _registered(gnode, key: str, ctx: "CheckContext", notes: list[str]) -> bool:
     """Whether the profile's parser registry has this exact key."""
     from atccheck.context import NodeContext
-    from atccheck.rules._resolution import Status, resolve
+    from atccheck.lookup import Status, resolve
     from atccheck.tables import normalize_domain
 
     domain, version_text, op_type = key.rsplit("::", 2)

@@ -1,4 +1,4 @@
-"""ATC's grammar for ``--input_shape`` and the gear options, and the rules that tie them together.
+"""ATC's gear options and dynamic shapes, and the rules that tie them to ``--input_shape``.
 
 Both the command generator and the linter use these functions, so a command atccheck writes
 and a command atccheck accepts obey exactly the same rules. Each broken rule comes back as a
@@ -9,134 +9,32 @@ and a command atccheck accepts obey exactly the same rules. Each broken rule com
 
 from __future__ import annotations
 
-import collections
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from atccheck.model.input_shape import (
+    SHAPE_SOURCE,
+    Dim,
+    ModelInput,
+    Problem,
+    ShapeEntry,
+    check_names_and_ranks,
+    format_input_shape,
+    model_inputs,
+    parse_input_shape,
+)
 from atccheck.tables import Profile, Soc, Tables, tables
 
-if TYPE_CHECKING:  # pragma: no cover
-    import onnx
+# The one --input_shape grammar lives in atccheck.model.input_shape; these names stay importable here.
+__all__ = ["SHAPE_SOURCE", "Dim", "Gears", "ModelInput", "Problem", "ShapeEntry", "check_dynamic_mode",
+           "check_gear_count", "check_gears_against_shape", "check_names_and_ranks", "format_input_shape",
+           "gear_label", "gear_option_for", "gear_shapes", "model_inputs", "parse_gears", "parse_input_shape"]
 
-# A dim of --input_shape: a size, -1 (gear axis or unbounded), or a lo~hi range (hi -1 = unbounded).
-Dim = int | tuple[int, int]
-INT64_MAX = 2**63 - 1
-
-SHAPE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc"
 GEAR_SOURCE = "hicann/ge@ffdcbc9f7:compiler/graph/preprocess/multi_batch_options.cc"
 DYNAMIC_SOURCE = "shared/reference/atc_options.json --input_shape (ranges not supported on Ascend310/310B)"
 RELEASE_DYNAMIC_SOURCE = ("shared/reference/notes/atc_cli.md rule 12 (CANN <= 6.x); "
                           "op_tables/profiles.json input_shape_ranges")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One broken ATC rule: the option it concerns, what is wrong, and ATC's error code."""
-
-    option: str
-    message: str
-    atc_error: str | None
-    kind: str  # a short tag: the lint rule that reports it
-    source: str = SHAPE_SOURCE
-
-
-@dataclass(frozen=True)
-class ShapeEntry:
-    name: str | None  # None in the positional form ("1,3,224,224;1,128")
-    dims: tuple[Dim, ...]
-
-    @property
-    def minus_one_axes(self) -> tuple[int, ...]:
-        return tuple(i for i, d in enumerate(self.dims) if d == -1)
-
-    @property
-    def has_range(self) -> bool:
-        return any(isinstance(d, tuple) for d in self.dims)
-
-    def text(self) -> str:
-        dims = ",".join(f"{d[0]}~{d[1]}" if isinstance(d, tuple) else str(d) for d in self.dims)
-        return f"{self.name}:{dims}" if self.name is not None else dims
-
-
-def format_input_shape(entries: Sequence[ShapeEntry]) -> str:
-    return ";".join(e.text() for e in entries)
-
-
-# --------------------------------------------------------------------------- --input_shape
-
-
-_INT = re.compile(r"^-?\d+$")
-_FLOAT = re.compile(r"^-?\d*\.\d*$")
-
-
-def _parse_dim(token: str, name: str, problems: list[Problem]) -> Dim | None:
-    def bad(reason: str, code: str) -> None:
-        problems.append(Problem("--input_shape", f"input '{name}': {reason}", code, "input-shape-syntax"))
-
-    if "~" in token:
-        lo_text, _, hi_text = token.partition("~")
-        if not (_INT.match(lo_text.strip()) and _INT.match(hi_text.strip())):
-            bad(f"range '{token}' must be two integers 'lo~hi'", "E10002")
-            return None
-        lo, hi = int(lo_text), int(hi_text)
-        if lo < 0 or (hi < lo and hi != -1):
-            bad(f"range '{token}' must have 0 <= lo <= hi (hi -1 = unbounded)", "E10002")
-            return None
-        return (lo, hi)
-    if _FLOAT.match(token) and token not in ("", "-", "."):
-        bad(f"'{token}' is not an integer dimension", "E10002")
-        return None
-    if not _INT.match(token):
-        bad(f"'{token}' is not a dimension (digits only; separate inputs with ';')", "E10002")
-        return None
-    value = int(token)
-    if abs(value) > INT64_MAX:
-        bad(f"'{token}' overflows int64", "E10013")
-        return None
-    if value == 0 or value < -1:
-        bad(f"dimension {value} must be positive (or -1)", "E10011")
-        return None
-    return value
-
-
-def parse_input_shape(text: str) -> tuple[list[ShapeEntry], list[Problem]]:
-    """Parse ``"a:1,3,224,224;b:1,128"`` like ATC: split on ';', name at the LAST ':', dims on ','."""
-    entries: list[ShapeEntry] = []
-    problems: list[Problem] = []
-    parts = [p for p in text.split(";") if p.strip()]
-    positional = bool(parts) and all(":" not in p for p in parts)
-    for part in parts:
-        if positional:
-            name, dims_text = None, part
-        elif ":" not in part:
-            problems.append(Problem(
-                "--input_shape", f"entry '{part}' has no 'name:' part (separate inputs with ';', dims with ',')",
-                "E10002", "input-shape-syntax"))
-            continue
-        else:
-            name, _, dims_text = part.rpartition(":")
-            name = name.strip()
-            if not name:
-                problems.append(Problem("--input_shape", f"entry '{part}' has an empty input name", "E10002",
-                                        "input-shape-syntax"))
-                continue
-        label = name if name is not None else f"#{len(entries)}"
-        dims: list[Dim] = []
-        ok = True
-        for token in (t.strip() for t in dims_text.split(",")) if dims_text.strip() else ():
-            dim = _parse_dim(token, label, problems)
-            if dim is None:
-                ok = False
-                continue
-            dims.append(dim)
-        if ok:
-            entries.append(ShapeEntry(name, tuple(dims)))
-    seen = collections.Counter(e.name for e in entries if e.name is not None)
-    for name in sorted(n for n, times in seen.items() if times > 1):
-        problems.append(Problem("--input_shape", f"input '{name}' is given twice", "E10002", "input-shape-syntax"))
-    return entries, problems
 
 
 # --------------------------------------------------------------------------- gears
@@ -343,81 +241,4 @@ def check_dynamic_mode(entries: Sequence[ShapeEntry], soc: Soc | None, profile: 
         problems.append(Problem(
             "--input_shape", f"input '{first.name}' has {what}: dynamic-shape compilation, which {soc.name} does not "
             "support (static shapes or gears only)", "EZ3002", "dynamic-shape", DYNAMIC_SOURCE))
-    return problems
-
-
-# --------------------------------------------------------------------------- the model side
-
-
-@dataclass(frozen=True)
-class ModelInput:
-    """A real graph input (initializers excluded) as ATC's parser reads it."""
-
-    name: str
-    elem_type: int
-    dims: tuple[int | str | None, ...] | None  # None: the input has no shape (ATC reads rank 0)
-
-    @property
-    def rank(self) -> int | None:
-        return None if self.dims is None else len(self.dims)
-
-    @property
-    def atc_dims(self) -> tuple[int, ...]:
-        """Dims as ATC reads them: dim_param and unset dims become -1."""
-        return tuple(d if isinstance(d, int) else -1 for d in (self.dims or ()))
-
-    @property
-    def is_dynamic(self) -> bool:
-        return self.dims is not None and any(not isinstance(d, int) for d in self.dims)
-
-
-def model_inputs(model: "onnx.ModelProto") -> list[ModelInput]:
-    """Graph inputs minus initializer-backed ones, in graph order."""
-    from atccheck.model.shapes import graph_inputs, type_info
-
-    found = []
-    for vi in graph_inputs(model):
-        info = type_info(vi.type)
-        found.append(ModelInput(vi.name, info.elem_type if info else 0, info.shape if info else None))
-    return found
-
-
-def check_names_and_ranks(entries: Sequence[ShapeEntry], model: "onnx.ModelProto") -> list[Problem]:
-    """--input_shape names must be real inputs (E10016/E10017) with the model's rank (E10049)."""
-    inputs = {i.name: i for i in model_inputs(model)}
-    node_names = {n.name for n in model.graph.node if n.name}
-    initializers = {t.name for t in model.graph.initializer}
-    problems: list[Problem] = []
-    for index, entry in enumerate(entries):
-        name = entry.name
-        if name is None:
-            ordered = list(inputs.values())
-            target = ordered[index] if index < len(ordered) else None
-            if target is None:
-                problems.append(Problem("--input_shape", f"entry {index} has no matching input; the model has "
-                                        f"{len(ordered)}", "E10016", "input-name"))
-                continue
-        else:
-            target = inputs.get(name)
-            if target is None:
-                known = ", ".join(inputs) or "none"
-                near = [n for n in inputs if n.lower() == name.lower()]
-                if name in node_names:
-                    message, code = f"'{name}' is a node of the graph, not an input (inputs: {known})", "E10017"
-                elif name in initializers:
-                    message, code = (f"'{name}' is an initializer (a constant to ATC), not an input "
-                                     f"(inputs: {known})", "E10016")
-                elif near:
-                    message, code = f"'{name}' is not an input; names are case-sensitive: '{near[0]}'", "E10016"
-                elif ":" in name and "," in name:
-                    message, code = (f"'{name}' is not an input: the entries look separated by ',' instead of ';' "
-                                     f"(inputs: {known})"), "E10016"
-                else:
-                    message, code = f"'{name}' is not an input of the model (inputs: {known})", "E10016"
-                problems.append(Problem("--input_shape", message, code, "input-name"))
-                continue
-        if target.rank is not None and target.rank != len(entry.dims):
-            problems.append(Problem(
-                "--input_shape", f"input '{target.name}' is given rank {len(entry.dims)} but the model input has rank "
-                f"{target.rank}", "E10049", "input-rank"))
     return problems

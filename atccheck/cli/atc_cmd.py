@@ -16,6 +16,7 @@ from atccheck.cli.options import (
     use_color,
     write_output,
 )
+from atccheck.target import DEFAULT_PRECISION_MODE
 
 
 @click.command("atc-cmd")
@@ -31,14 +32,27 @@ from atccheck.cli.options import (
 @click.option("--output", "atc_output", metavar="BASE",
               help="ATC's --output: base name of the .om (default: the model's path without .onnx).")
 @click.option("--precision-mode", "precision_mode", default=None, metavar="MODE",
-              help="--precision_mode or --precision_mode_v2 value (default: ATC's own, force_fp16).")
+              help="--precision_mode or --precision_mode_v2 value (default: ATC's own, " + DEFAULT_PRECISION_MODE + ").")
 @click.option("--lint", "lint_text", metavar='"atc ..."', help="Lint this atc command instead of writing one.")
 @click.option("--lint-file", "lint_file", type=click.Path(dir_okay=False, path_type=str), metavar="SCRIPT",
               help="Lint every atc command in a shell script.")
+@click.option("--aipp-format", "aipp_format", metavar="IMAGE",
+              help="Write an AIPP config (--insert_op_conf) for images of this format: RGB888_U8, BGR888_U8, "
+                   "YUV420SP_U8, YVU420SP_U8, XRGB8888_U8, YUV400_U8, ... (docs/atc.md lists them).")
+@click.option("--mean", "aipp_mean", metavar="M1,M2,M3", help="AIPP: per-channel mean, 0-255 pixel scale.")
+@click.option("--std", "aipp_std", metavar="S1,S2,S3", help="AIPP: per-channel std (var_reci_chn = 1/std).")
+@click.option("--aipp-color", "aipp_color", metavar="RGB|BGR|GRAY",
+              help="AIPP: the network's channel order (default RGB; GRAY for 1 channel).")
+@click.option("--aipp-standard", "aipp_standard", metavar="STD",
+              help="AIPP, YUV images: BT-601NARROW (default), BT-601WIDE, BT-709NARROW, BT-709WIDE or JPEG.")
+@click.option("--aipp-input", "aipp_input", metavar="NAME", help="AIPP: the model input it feeds (default: the 4-D one).")
+@click.option("--aipp-out", "aipp_out", metavar="FILE",
+              help="Where to write the AIPP config (default: MODEL without .onnx, plus _aipp.cfg).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @error_boundary
 def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_size, dynamic_dims, atc_output,
-                    precision_mode, lint_text, lint_file, fmt):
+                    precision_mode, lint_text, lint_file, aipp_format, aipp_mean, aipp_std, aipp_color, aipp_standard,
+                    aipp_input, aipp_out, fmt):
     """Print the atc command that converts MODEL for --soc, or lint an existing one.
 
     The command always has --framework=5, --model, --output (a base name), --soc_version in
@@ -46,9 +60,14 @@ def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_
     models too: it records the shape the .om is built for). Requests ATC would reject
     (gear rules, -1 on Ascend310/310B, bf16 on chips without it) exit 2 naming ATC's error code.
 
+    With --aipp-format (and --mean/--std), it also writes an AIPP config for the model's image
+    input, checked as the lint checks one, and adds --insert_op_conf to the command.
+
     With --lint/--lint-file, each defect of the command (unknown or glued flags, a space after
-    '=', wrong soc literals, input names not in MODEL, gear rules, NHWC for ONNX, ...) is listed
-    with the ATC error it would cause; exit 1 when one is an error.
+    '=', wrong soc literals, input names not in MODEL, gear rules, NHWC for ONNX, the AIPP file
+    and the other files and names it gives, ...) is listed with the ATC error it would cause;
+    exit 1 when one is an error. Relative paths are looked up from the current directory (and
+    the script's directory for --lint-file).
     """
     from atccheck.errors import UsageError
     from atccheck.model.loading import load_model
@@ -60,6 +79,10 @@ def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_
         text = lint_text if lint_text is not None else _read_script(lint_file)
         _lint(loaded.model, model, text, lint_file or "<command>", soc, cann, fmt, precision_mode)
         return
+    aipp = dict(image=aipp_format, mean=aipp_mean, std=aipp_std, color=aipp_color, standard=aipp_standard,
+                input_name=aipp_input, out=aipp_out)
+    if aipp_format is None and any(v is not None for k, v in aipp.items() if k != "image"):
+        raise UsageError("--mean, --std and the --aipp-* options need --aipp-format")
     if not soc:
         raise UsageError("--soc is required to write a command")
     from atccheck.atc.command import build_command
@@ -68,8 +91,14 @@ def atc_cmd_command(model, soc, cann, input_shape, dynamic_batch, dynamic_image_
         loaded.model, model, soc, input_shapes=input_shape, dynamic_batch=dynamic_batch,
         dynamic_image_size=dynamic_image_size, dynamic_dims=dynamic_dims, output=atc_output,
         precision_mode=precision_mode, cann=cann)
+    written_aipp = None
+    if aipp_format is not None:
+        command, written_aipp = _with_aipp(loaded.model, model, command, soc, cann, aipp)
     if fmt == "json":
-        write_output(json.dumps(command.to_dict(), indent=2, ensure_ascii=False) + "\n", None)
+        doc = command.to_dict()
+        if written_aipp is not None:
+            doc["aipp"] = {"path": written_aipp[0], "text": written_aipp[1]}
+        write_output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", None)
     else:
         write_output(command.line + "\n", None)
         for note in command.notes:
@@ -88,10 +117,44 @@ def _read_script(path: str) -> str:
     return read_small_file(path, "--lint-file", limit=SCRIPT_LIMIT).decode("utf-8", errors="replace")
 
 
+def _with_aipp(model, model_path, command, soc, cann, aipp):
+    """Write the AIPP config the options ask for and add --insert_op_conf to ``command``."""
+    from atccheck.atc.aipp import AippRequestError
+    from atccheck.atc.aipp_command import aipp_for_command, default_config_path
+    from atccheck.atc.suggestion import with_flag
+    from atccheck.errors import UsageError
+    from atccheck.fileio import atomic_write_text
+    from atccheck.target import resolve_profile, resolve_soc
+
+    try:
+        generated = aipp_for_command(model, command, resolve_soc(soc), resolve_profile(cann), aipp["image"],
+                                     mean=_floats(aipp["mean"], "--mean"), std=_floats(aipp["std"], "--std"),
+                                     color=aipp["color"], standard=aipp["standard"], input_name=aipp["input_name"])
+    except AippRequestError as exc:
+        raise UsageError(f"--aipp-format: {exc}") from None
+    path = aipp["out"] or default_config_path(model_path)
+    atomic_write_text(path, generated.text)
+    command = with_flag(command, "--insert_op_conf", path, note=f"wrote the AIPP config {path}")
+    for note in generated.notes:
+        command = with_flag(command, "--insert_op_conf", path, note=note)
+    return command, (path, generated.text)
+
+
+def _floats(text, option):
+    from atccheck.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        return [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"{option} takes numbers separated by ',': {text!r}") from None
+
+
 def _suggestion(model, model_path, result, soc, cann, precision_mode):
     """The command atccheck would write for the same chip (and shapes/gears, when they are valid)."""
     from atccheck.atc.command import build_command
-    from atccheck.atc.facts import gear_flags, valid_soc_names
+    from atccheck.atc.facts import gear_flags, known_flags, valid_soc_names
     from atccheck.errors import AtcCheckError
 
     cmd = result.commands[0] if result.commands else None
@@ -112,18 +175,29 @@ def _suggestion(model, model_path, result, soc, cann, precision_mode):
             precision_mode=precision_mode or cmd.value("--precision_mode_v2") or cmd.value("--precision_mode"),
         ))
     tries.append(dict(precision_mode=precision_mode))
+    from atccheck.atc.suggestion import keep_user_flags
+
     for kwargs in tries:
         try:
-            return build_command(model, model_path, chip, cann=cann, **kwargs)
+            written = build_command(model, model_path, chip, cann=cann, **kwargs)
         except AtcCheckError:
             continue
+        if cmd is None:
+            return written
+        takes = {name: info.takes_value for name, info in known_flags().items()}
+        return keep_user_flags(written, cmd, result.findings, takes)
     return None
 
 
 def _lint(model, model_path, text, where, soc, cann, fmt, precision_mode):
+    import os
+
+    from atccheck.atc.command_files import FileBase
     from atccheck.atc.lint import lint_command
 
-    result = lint_command(text, model, model_path=model_path, soc=soc, cann=cann)
+    script_dir = os.path.dirname(os.path.abspath(where)) if where != "<command>" else None
+    files = FileBase(os.getcwd(), script_dir)
+    result = lint_command(text, model, model_path=model_path, soc=soc, cann=cann, files=files)
     suggested = _suggestion(model, model_path, result, soc, cann, precision_mode)
     if fmt == "json":
         doc = {
@@ -164,4 +238,5 @@ def _lint_text(result, where, suggested, color) -> str:
         lines.append("")
         lines.append("atccheck would write:")
         lines.append(suggested.line)
+        lines.extend(f"# note: {note}" for note in suggested.notes)
     return "\n".join(lines) + "\n"

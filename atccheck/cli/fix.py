@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -17,6 +16,7 @@ from atccheck.cli.options import (
     soc_option,
     use_color,
 )
+from atccheck.emit import FIX_FORMATS
 
 EPILOG = """\b
 Passes run in this order, each only when a finding calls for it:
@@ -47,7 +47,7 @@ Exit codes:
 @click.option("--in-place", is_flag=True, help="Overwrite MODEL itself (only when asked; the default never touches it).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also run passes that change numerics or rely on an assumption.")
 @click.option("--no-verify", is_flag=True, help="Skip the onnxruntime comparison (onnx.checker still runs).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(list(FIX_FORMATS)), default="text", show_default=True)
 @click.option("--report", "report_file", metavar="FIX.html", type=click.Path(dir_okay=False, path_type=str),
               help="Also write an HTML report: each applied pass with the graph before and after, the numbers.")
 @error_boundary
@@ -92,10 +92,7 @@ def fix_command(model, soc, cann, input_shape, inputs, precision_mode, output, i
             write_output(render_fix(outcome, steps=steps), report_file)
         except OSError as exc:
             raise UsageError(f"cannot write {report_file}: {exc.strerror or exc}") from None
-    if fmt == "json":
-        click.echo(json.dumps(outcome.to_dict(), indent=2, sort_keys=False))
-    else:
-        from atccheck.emit.fix_text import render
+    from atccheck.emit import fix_renderer
 
-        click.echo(render(outcome, color=use_color()), nl=False)
+    click.echo(fix_renderer(fmt)(outcome, color=use_color()), nl=False)
     sys.exit(EXIT_FINDINGS if outcome.fails() else EXIT_CLEAN)

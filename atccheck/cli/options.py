@@ -10,6 +10,9 @@ from typing import Any
 
 import click
 
+from atccheck.tables import tables
+from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE
+
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
@@ -30,12 +33,18 @@ def soc_option(multiple: bool = False, required: bool = True) -> Callable:
     )
 
 
+def _profiles_text() -> str:
+    """'5.0, 6.0, 8.0 or 9.0': the profile ids of the tables."""
+    ids = sorted(tables().profiles)
+    return ", ".join(ids[:-1]) + f" or {ids[-1]}" if len(ids) > 1 else ids[0]
+
+
 cann_option = click.option(
     "--cann",
-    default="8.0",
+    default=DEFAULT_PROFILE,
     show_default=True,
     metavar="PROFILE",
-    help="CANN profile: 5.0, 6.0, 8.0 or 9.0 (see 'atccheck targets').",
+    help=f"CANN profile: {_profiles_text()} (see 'atccheck targets').",
 )
 input_shape_option = click.option(
     "--input-shape",
@@ -46,7 +55,7 @@ input_shape_option = click.option(
 precision_option = click.option(
     "--precision-mode",
     "precision_mode",
-    default="force_fp16",
+    default=DEFAULT_PRECISION_MODE,
     show_default=True,
     metavar="MODE",
     help="ATC --precision_mode (or --precision_mode_v2) value the model will be built with.",

@@ -17,9 +17,9 @@ from atccheck.cli.options import error_boundary
 @error_boundary
 def rule_command(name_or_code, show_all, fmt):
     """Print the documentation of the rule NAME_OR_CODE (unsupported-op, AC101), or --all rules."""
+    from atccheck.catalogue import catalogue, find_rule
     from atccheck.errors import UsageError
     from atccheck.rule_docs import catalogue_page, rule_page, rule_text
-    from atccheck.rules import catalogue, find_rule
     from atccheck.target import closest
 
     if show_all == bool(name_or_code):
@@ -51,17 +51,18 @@ def rule_command(name_or_code, show_all, fmt):
 
 
 def _rule_dict(rule, full: bool = False) -> dict:
-    from atccheck.rule_docs import applies_to
+    from atccheck.rule_docs import applies_to, rule_fix
 
     docs = rule.docs()
+    fix, fix_safe = rule_fix(rule)
     doc = {
         "code": rule.code,
         "name": rule.name,
         "severity": rule.severity.value,
         "summary": docs.summary,
         "applies_to": applies_to(rule),
-        "fix": rule.fix_pass,
-        "fix_safe": rule.fix_safe,
+        "fix": fix,
+        "fix_safe": fix_safe,
         "kind": rule.kind,
     }
     if full:

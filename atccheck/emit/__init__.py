@@ -1,4 +1,9 @@
-"""Report renderers: one module per output format, each with ``render(reports, **options) -> str``."""
+"""Report renderers: one module per output format.
+
+``FORMATS`` are the formats of ``atccheck check``, each module with ``render(reports, **options)
+-> str``; ``FIX_FORMATS`` those of ``atccheck fix``, each with ``render(outcome, **options) -> str``.
+A new format is a module here and one entry in its table; the CLI's choices read the tables.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +25,18 @@ FORMATS: dict[str, str] = {
     "markdown": "markdown",
     "html": "html",
 }
+
+
+# format name -> module in this package. Each module defines render(outcome, **options) -> str.
+FIX_FORMATS: dict[str, str] = {
+    "text": "fix_text",
+    "json": "fix_json",
+}
+
+
+def fix_renderer(name: str) -> Callable[..., str]:
+    module = importlib.import_module(f"{__name__}.{FIX_FORMATS[name]}")
+    return module.render
 
 
 def renderer(name: str) -> Callable[..., str]:

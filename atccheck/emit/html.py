@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from atccheck.domains import is_standard
 from atccheck.emit._grouping import message_groups
 from atccheck.emit.graph_svg import ARROW_DEFS, HOPS, GraphView, graph_views, picture_for, picture_for_input, render_svg
 from atccheck.findings import ROOT_GRAPH, Finding, Severity
@@ -92,7 +93,7 @@ def model_facts(index: "GraphIndex", shapes: "ShapeIndex") -> ModelFacts:
 
     return ModelFacts(
         views=graph_views(index, shapes),
-        ops=Counter(g.op_type if not g.domain or g.domain == "ai.onnx" else f"{g.domain}::{g.op_type}"
+        ops=Counter(g.op_type if is_standard(g.domain) else f"{g.domain}::{g.op_type}"
                     for g in index.nodes),
         inputs=described(index.model.graph.input),
         outputs=described(index.model.graph.output),

@@ -16,15 +16,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atccheck.batch import FIXED_MODEL_SUFFIX
 from atccheck.errors import InputError, UsageError
-from atccheck.fileio import file_kind, real_path, temp_prefix
-from atccheck.fixing.verify import EXTERNAL_DATA_THRESHOLD, INLINE_LIMIT
+from atccheck.file_kinds import file_kind
+from atccheck.fileio import real_path, temp_prefix
+from atccheck.model.files import EXTERNAL_DATA_THRESHOLD, FIXED_MODEL_SUFFIX, INLINE_LIMIT, approx_size
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.fixing.verification import State
+    from atccheck.fixing.state import State
 
 OUTPUT_SUFFIX = FIXED_MODEL_SUFFIX
 
@@ -119,8 +119,7 @@ def _prove_written(model_path: Path, data_path: Path, location: str, out: Path) 
     """The written model must load from its files: locations valid, data long enough, checker happy."""
     import onnx
 
-    from atccheck.errors import AtcCheckError
-    from atccheck.fixing.verify import one_line
+    from atccheck.errors import AtcCheckError, one_line
     from atccheck.model.loading import load_model
 
     try:
@@ -155,7 +154,6 @@ class Staging:
 
     def stage(self, state: State) -> None:
         from atccheck.fileio import atomic_write_bytes
-        from atccheck.fixing.verify import approx_size
 
         self.discard()
         if self.path is None or self.limit is None:

@@ -19,10 +19,14 @@ The pipeline:
    onnxruntime outputs against the model before the step, within the pass's tolerance. A
    step that fails (or a pass that raises) is rolled back, reported as reverted with its
    error, and the passes after it are replayed on the model before it.
-   (``atccheck/fixing/verification.py``.)
+   (``atccheck/fixing/verifier.py``.)
 4. Write the result (atomically; external data beside it when the input had external data or
    the model is 2 GiB or more), check it again, and build the ``atc`` command line for it.
    (Output paths, staging and writing: ``atccheck/fixing/output.py``.)
+
+:func:`fix` is the three steps in a row: :func:`prepare` (steps up to the first check),
+:func:`run` (the check, the weights, the passes and their verification) and :func:`finish`
+(the outcome, the written model, the atc command).
 
 Nothing here prints or exits: :func:`fix` returns a :class:`FixOutcome` (``atccheck/fixing/outcome.py``;
 this module re-exports it with ``PassStatus`` and the other data classes).
@@ -34,11 +38,12 @@ import os
 import stat
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import AtcCheckError, InputError
-from atccheck.fileio import file_kind
+from atccheck.file_kinds import file_kind
 from atccheck.findings import Finding, FixSuggestion
 from atccheck.fixing.outcome import (
     SCHEMA_VERSION,
@@ -50,9 +55,11 @@ from atccheck.fixing.outcome import (
     finding_delta,
 )
 from atccheck.fixing.output import Staging, default_output, inline_limit, resolve_output, write_model
-from atccheck.fixing.verification import LoadCheck, State, Verifier, record_verdict, runtime_load_error, summarize
+from atccheck.fixing.runtime import runtime_load_error
+from atccheck.fixing.state import State
+from atccheck.fixing.verifier import LoadCheck, Verifier, record_verdict, summarize
 from atccheck.model.loading import LoadedModel, graph_problem, load_model
-from atccheck.passes.base import ORDER, FixPass, PassContext
+from atccheck.passes.base import ORDER, FixPass, Note, PassContext
 from atccheck.report import Report
 from atccheck.target import DEFAULT_PRECISION_MODE, DEFAULT_PROFILE, Target
 
@@ -61,6 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
     from atccheck.atc.command import AtcCommand
+    from atccheck.fixing.verifier import Reference, Verdict
     from atccheck.passes.make_inputs_static import StaticPlan
 
 # the public names of ``atccheck.fixing.pipeline`` (the data classes live in atccheck.fixing.outcome)
@@ -124,7 +132,7 @@ def read_weights(loaded: LoadedModel, source: "str | os.PathLike[str] | onnx.Mod
         try:
             onnx.external_data_helper.load_external_data_for_model(model, str(base))
         except Exception as exc:
-            from atccheck.fixing.verify import one_line
+            from atccheck.errors import one_line
 
             raise InputError(display, f"cannot read the external data: {one_line(exc)}") from None
     return model
@@ -196,7 +204,7 @@ class _Pipeline:
                 try:
                     wanted = instance.wanted(state.report.findings)
                 except Exception as exc:  # a broken pass must not stop the others
-                    from atccheck.fixing.verify import one_line
+                    from atccheck.errors import one_line
 
                     record = _outcome(cls, PassStatus.REVERTED, round_no)
                     self.records.append(record)
@@ -224,7 +232,7 @@ class _Pipeline:
 
         cls = type(instance)
         record = _outcome(cls, PassStatus.UNCHANGED, round_no, nodes_before=state.report.node_count,
-                          tolerance=cls.tolerance, rtol=cls.rtol)
+                          tolerance=cls.comparison.atol, rtol=cls.comparison.rtol)
         self.records.append(record)
         self.last_run[cls.name] = state.serial
         if cls.copy_input:
@@ -240,7 +248,7 @@ class _Pipeline:
         except AtcCheckError:
             raise  # a usage error (e.g. a bad --input-shape) is the user's, not the pass's
         except Exception as exc:
-            from atccheck.fixing.verify import one_line
+            from atccheck.errors import one_line
 
             record.seconds = time.perf_counter() - started
             self._reject(record, f"the pass raised {type(exc).__name__}: {one_line(exc)}")
@@ -317,7 +325,7 @@ def _why(finding: Finding, records: Sequence[PassOutcome], passes: Sequence[type
     if finding.fix.pass_name != FixSuggestion.MANUAL:
         names = [finding.fix.pass_name]
     else:
-        names = [p.name for p in passes if finding.name in p.fixes and _wants(p, finding)]
+        names = [p.name for p in passes if _wants(p, finding)]
     if not names:
         return f"no graph rewrite removes it; {finding.hint}"
     reasons = []
@@ -371,16 +379,13 @@ def _wants(cls: type[FixPass], finding: Finding) -> bool:
         return False
 
 
-def _relevant_notes(finding: Finding, run: PassOutcome) -> list[str]:
-    """The notes of a run that explain what it left, most specific first.
-
-    Passes say why they left something with the word "left" ("left as is: ...", "left
-    dynamic: ..."); notes naming the finding's node or input come first.
-    """
-    notes = list(dict.fromkeys(n for n in run.notes if n))
-    left = [n for n in notes if " left" in n] or notes
+def _relevant_notes(finding: Finding, record: PassOutcome) -> list[str]:
+    """The notes of a pass's run that explain what it left (``Note.left``), those about the finding's
+    node or input first (``Note.about``); all its notes when none says what it left."""
+    notes = list(dict.fromkeys(n for n in record.notes if n))
+    left: list[str] = [n for n in notes if isinstance(n, Note) and n.left] or notes
     keys = [k for k in (finding.location.node, finding.data.get("input") if finding.data else None) if k]
-    specific = [n for n in left if any(f"'{k}'" in n for k in keys)]
+    specific: list[str] = [n for n in left if isinstance(n, Note) and any(k in n.about for k in keys)]
     return specific or left
 
 
@@ -412,6 +417,38 @@ def _ordered(passes: Sequence[type[FixPass]]) -> list[type[FixPass]]:
 # --------------------------------------------------------------------------- fix
 
 
+@dataclass
+class FixRun:
+    """What :func:`prepare` makes ready for a fix: the model, the target, the verification set-up."""
+
+    source: "str | os.PathLike[str] | onnx.ModelProto"
+    target: Target
+    user_shapes: dict[str, tuple[int, ...]]
+    loaded: LoadedModel
+    plan: "StaticPlan"
+    out: Path | None
+    verifier: Verifier
+    staged: Staging
+    load_check: LoadCheck
+    verify: bool
+    in_place: bool
+    options: Mapping[str, Any]
+    started: float
+
+
+@dataclass
+class Settled:
+    """What :func:`run` leaves: the pipeline's records, the first and the settled state, the verdicts."""
+
+    pipeline: _Pipeline
+    before: Report
+    start: State
+    final: State
+    reference: "Reference | None"
+    final_verdict: "Verdict | None"
+    shown_before: Report  # the before counts as check shows them with the user's --input-shape
+
+
 def fix(
     model: "str | os.PathLike[str] | onnx.ModelProto",
     soc: str,
@@ -436,14 +473,39 @@ def fix(
     ``inputs`` is an ``.npz`` path or a mapping of arrays fed to both models besides the
     seeded random inputs. ``passes`` replaces the registered passes (tests inject a broken
     pass this way). ``on_step`` is called with each applied step's record and the reports of
-    the model before and after it (the HTML report draws each step from them). Raises UsageError / InputError for bad options and unreadable models;
-    a pass that fails never raises: it is reverted and reported.
+    the model before and after it (the HTML report draws each step from them). Raises
+    UsageError / InputError for bad options and unreadable models; a pass that fails never
+    raises: it is reverted and reported.
     """
+    from atccheck.passes import all_passes
+
+    prepared = prepare(model, soc, cann, input_shapes, inputs=inputs, output=output, in_place=in_place, write=write,
+                       verify=verify, precision_mode=precision_mode, options=options)
+    settled = run(prepared, _ordered(passes if passes is not None else all_passes()), unsafe_fixes, on_step)
+    return finish(prepared, settled, unsafe_fixes)
+
+
+def prepare(
+    model: "str | os.PathLike[str] | onnx.ModelProto",
+    soc: str,
+    cann: str = DEFAULT_PROFILE,
+    input_shapes: "str | Mapping[str, Sequence[int]] | None" = None,
+    *,
+    inputs: "str | os.PathLike[str] | Mapping[str, np.ndarray] | None" = None,
+    output: "str | os.PathLike[str] | None" = None,
+    in_place: bool = False,
+    write: bool = True,
+    verify: bool = True,
+    precision_mode: str = DEFAULT_PRECISION_MODE,
+    options: Mapping[str, Any] | None = None,
+) -> FixRun:
+    """Resolve the target and the output, load the model (graph only), plan its static shapes and make
+    the verification inputs: everything before the first check."""
     import onnx
 
-    from atccheck.engine import as_input_shapes, check_prepared, prepare
-    from atccheck.fixing.verify import Inputs, RunError, approx_size, load_samples, make_inputs
-    from atccheck.passes import all_passes
+    from atccheck.engine import as_input_shapes
+    from atccheck.fixing.inputs import Inputs, load_samples, make_inputs
+    from atccheck.fixing.runtime import RunError
     from atccheck.passes.make_inputs_static import plan_static_shapes
     from atccheck.target import resolve_target
 
@@ -454,7 +516,7 @@ def fix(
     out = resolve_output(source_path, output, in_place) if write else None
 
     loaded = load_model(model)
-    plan: StaticPlan = plan_static_shapes(loaded.model, user_shapes)  # the graph is enough
+    plan = plan_static_shapes(loaded.model, user_shapes)  # the graph is enough
     samples, label = None, "sample"
     if inputs is not None:
         if isinstance(inputs, (str, os.PathLike)):
@@ -466,63 +528,91 @@ def fix(
         unavailable = None
     except RunError as exc:
         feed, unavailable = None, str(exc)
+    return FixRun(
+        source=model, target=target, user_shapes=user_shapes, loaded=loaded, plan=plan, out=out,
+        verifier=Verifier(feed, verify, unavailable),
+        staged=Staging(out, None if loaded.external else inline_limit(options), durable=in_place),
+        load_check=LoadCheck(), verify=verify, in_place=in_place, options=dict(options or {}), started=started,
+    )
 
-    verifier = Verifier(feed, verify, unavailable)
-    staged = Staging(out, None if loaded.external else inline_limit(options), durable=in_place)
+
+def run(
+    prepared: FixRun,
+    passes: Sequence[type[FixPass]],
+    unsafe: bool,
+    on_step: "Callable[[PassOutcome, Report, Report], None] | None" = None,
+) -> Settled:
+    """Check the model, read its weights, and run the passes until the result settles, each step
+    verified; the verification threads stop before it returns or raises."""
+    from atccheck.engine import check_prepared, prepare as prepare_check
+
+    verifier, loaded = prepared.verifier, prepared.loaded
     # onnxruntime reads a self-contained file itself: start the reference run at once, beside the
     # check; otherwise it needs the weights read in first
     early = loaded.path is not None and not loaded.external
-    load_check = LoadCheck()
     try:
         if early:
             verifier.start_reference(loaded.model, loaded.path)
-        before = check_prepared(prepare(loaded), target)  # the model as stored: weights not read yet
+        before = check_prepared(prepare_check(loaded), prepared.target)  # as stored: weights not read yet
         # the before counts as check shows them with the same --input-shape; made before anything is
         # staged, so an --input-shape the graph cannot take stops fix with nothing written
-        shown_before = check_prepared(prepare(loaded, user_shapes), target) if user_shapes else before
-        working = read_weights(loaded, model)
+        shown_before = before
+        if prepared.user_shapes:
+            shown_before = check_prepared(prepare_check(loaded, prepared.user_shapes), prepared.target)
+        working = read_weights(loaded, prepared.source)
         if not early:
             verifier.start_reference(working, loaded.path)
-        pipeline = _Pipeline(_ordered(passes if passes is not None else all_passes()), target, user_shapes,
-                             unsafe_fixes, options or {}, verifier, on_step)
+        pipeline = _Pipeline(passes, prepared.target, prepared.user_shapes, unsafe, prepared.options, verifier,
+                             on_step)
         start = pipeline.new_state(working, before)
 
         def settling(state: State) -> None:
-            staged.stage(state)
-            load_check.start(state)
+            prepared.staged.stage(state)
+            prepared.load_check.start(state)
 
         final = pipeline.run(start, settling)
         reference = verifier.reference.result() if verifier.reference is not None else None
         final_verdict = final.job.result() if final.job is not None else None
     except BaseException:
-        staged.discard()
-        load_check.close()
+        prepared.staged.discard()
+        prepared.load_check.close()
         raise
     finally:
         verifier.close()
+    return Settled(pipeline, before, start, final, reference, final_verdict, shown_before)
 
+
+def finish(prepared: FixRun, settled: Settled, unsafe: bool) -> FixOutcome:
+    """The outcome: what each pass did, how the result was verified, what remains and why; the model
+    written and loaded back as a user loads it; its atc command line."""
+    from atccheck.model.files import approx_size
+
+    pipeline, before, start, final = settled.pipeline, settled.before, settled.start, settled.final
+    out, loaded, target = prepared.out, prepared.loaded, prepared.target
     chain = final.lineage()
     records = pipeline.records + _skipped_records(pipeline.records, pipeline.passes, chain)
     # in the order the passes ran (a replay after a rollback starts again at round 1), skipped last
     records.sort(key=lambda r: r.status is PassStatus.SKIPPED)
 
-    used = verifier.inputs  # without the sets the original fails on, when some run
-    verification = summarize(verify, reference, chain, used.describe() if used is not None else [])
+    used = prepared.verifier.inputs  # without the sets the original fails on, when some run
+    verification = summarize(prepared.verify, settled.reference, chain, used.describe() if used is not None else [])
+    shown_before = settled.shown_before
     after = final.report.filtered(final.report.findings)
     after.model = str(out) if out is not None else before.model
-    remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe_fixes)) for f in after.findings]
+    remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe)) for f in after.findings]
 
     external = None
     final_model = final.model
-    if out is not None and not staged.commit(final):  # nothing staged for this model: write it now
-        needs_external = bool(loaded.external) or approx_size(final_model) >= inline_limit(options)
+    final_verdict = settled.final_verdict
+    if out is not None and not prepared.staged.commit(final):  # nothing staged for this model: write it now
+        needs_external = bool(loaded.external) or approx_size(final_model) >= inline_limit(prepared.options)
         data = final_verdict.data if final_verdict is not None and final is not start else None
-        external = write_model(final_model, out, needs_external, data, durable=in_place)
+        external = write_model(final_model, out, needs_external, data, durable=prepared.in_place)
 
     # the written model must load in onnxruntime with graph optimizations on, as a user loads it,
     # before it is called fixed; the verification runs had them off, which skips some type inference
-    runtime_error = load_check.result(final, final_verdict if final is not start else None,
-                                      out if out is not None and out.exists() else None)
+    runtime_error = prepared.load_check.result(final, final_verdict if final is not start else None,
+                                               out if out is not None and out.exists() else None)
     if runtime_error is not None and final is not start \
             and runtime_load_error(start.model, loaded.path, as_users_load_it=True) is None:
         runtime_error += ("; the input model loads, so the fixed input shapes or a rewrite make it fail (a branch "
@@ -541,11 +631,11 @@ def fix(
         output=out,
         written=out is not None,
         external_data=external,
-        warnings=plan.warnings(),
+        warnings=prepared.plan.warnings(),
         input_shapes=_input_dims(final_model),
         atc_command=command,
         atc_command_error=command_error,
-        seconds=time.perf_counter() - started,
+        seconds=time.perf_counter() - prepared.started,
         runtime_error=runtime_error,
     )
 

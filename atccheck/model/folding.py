@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from atccheck.domains import STANDARD_DOMAINS
 from atccheck.model.graph import (
     NONDETERMINISTIC_OPS,
     NOT_NUMBERS,
@@ -39,7 +40,6 @@ MAX_FOLD_ELEMENTS = 1 << 16
 # Shape inference reruns at most this many times (each rerun can unlock one more level of
 # Shape-of-a-computed-shape).
 MAX_ROUNDS = 4
-STANDARD = ("", "ai.onnx")
 
 
 @dataclass
@@ -97,7 +97,7 @@ def _evaluate(nodes: list, known: dict[str, Any], shapes: ShapeIndex, graph: Gra
         outputs = [o for o in node.output if o]
         if not outputs or all(o in known for o in outputs):
             continue
-        if node.domain not in STANDARD or node.op_type in NONDETERMINISTIC_OPS:
+        if node.domain not in STANDARD_DOMAINS or node.op_type in NONDETERMINISTIC_OPS:
             continue
         if node.op_type == "Constant":
             value = graph.const_value(outputs[0])
@@ -144,7 +144,7 @@ def _agrees(info: TensorInfo | None, value: Any) -> bool:
 
 def _opset(graph: GraphIndex, domain: str) -> int:
     for entry in graph.model.opset_import:
-        if entry.domain in STANDARD and domain in STANDARD:
+        if entry.domain in STANDARD_DOMAINS and domain in STANDARD_DOMAINS:
             return entry.version
     return 1
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from atccheck.domains import is_standard
 from atccheck.findings import ROOT_GRAPH
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -168,7 +169,7 @@ class GraphIndex:
         if name in self.initializers:
             return True
         producer = self.producer.get(name)
-        return producer is not None and producer.op_type in ("Constant",) and producer.domain in ("", "ai.onnx")
+        return producer is not None and producer.op_type in ("Constant",) and is_standard(producer.domain)
 
     def const_value(self, name: str) -> "np.ndarray | None":
         """The value of a small numeric constant, or None (large, external, not a constant, or
@@ -244,7 +245,7 @@ class GraphIndex:
             return False, []  # a graph input or an outer-scope value
         node = producer.node
         op_type = node.op_type
-        if op_type == "Constant" and node.domain in ("", "ai.onnx"):
+        if op_type == "Constant" and is_standard(node.domain):
             return True, []
         if op_type in NONDETERMINISTIC_OPS:
             return False, []  # random

@@ -24,7 +24,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import InputError
-from atccheck.fileio import file_kind, is_lfs_pointer
+from atccheck.file_kinds import file_kind, is_lfs_pointer
 from atccheck.model.graph import SMALL_CONSTANT_ELEMENTS
 from atccheck.model.shapes import SMALL_INITIALIZER_ELEMENTS
 

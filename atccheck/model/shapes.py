@@ -8,13 +8,12 @@ applied to the copy's inputs before inference.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from atccheck.errors import UsageError
+from atccheck.domains import STANDARD_DOMAINS, is_standard
 from atccheck.model.graph import subgraphs
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,43 +75,7 @@ class ShapeIndex:
         return self.values.get(name)
 
 
-# --------------------------------------------------------------------------- --input-shape
-
-
-# ONNX stores a dimension as an int64 (TensorShapeProto.Dimension.dim_value).
-MAX_DIM = 2**63 - 1
-
-
-def parse_input_shapes(text: str | None) -> dict[str, tuple[int, ...]]:
-    """Parse ATC-style ``"a:1,3,224,224;b:1,128"``; a scalar is ``"name:"``; -1 keeps a dim dynamic."""
-    shapes: dict[str, tuple[int, ...]] = {}
-    if not text:
-        return shapes
-    for entry in text.split(";"):
-        entry = entry.strip()
-        if not entry:
-            continue
-        if ":" not in entry:
-            raise UsageError(f"--input-shape entry '{entry}' needs the form name:d0,d1,...")
-        name, _, dims = entry.rpartition(":")
-        name = name.strip()
-        if not name:
-            raise UsageError(f"--input-shape entry '{entry}' has no input name")
-        values: list[int] = []
-        for part in filter(None, (p.strip() for p in dims.split(","))):
-            if not re.fullmatch(r"-?\d+", part):
-                raise UsageError(f"--input-shape '{name}': '{part}' is not an integer dimension")
-            value = int(part)
-            if value == 0 or value < -1:
-                raise UsageError(f"--input-shape '{name}': dimensions must be positive (or -1 to keep one dynamic)")
-            if value > MAX_DIM:
-                raise UsageError(f"--input-shape '{name}': {part} is beyond the largest dimension ONNX can hold "
-                                 f"({MAX_DIM}, int64)")
-            values.append(value)
-        if name in shapes:
-            raise UsageError(f"--input-shape names '{name}' twice")
-        shapes[name] = tuple(values)
-    return shapes
+# --------------------------------------------------------------------------- inputs (their --input-shape grammar: model/input_shape.py)
 
 
 def graph_inputs(model: "onnx.ModelProto") -> list["onnx.ValueInfoProto"]:
@@ -121,24 +84,9 @@ def graph_inputs(model: "onnx.ModelProto") -> list["onnx.ValueInfoProto"]:
     return [i for i in model.graph.input if i.name not in init]
 
 
-def validate_input_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]) -> None:
-    """Names and ranks must match the model's inputs, as ATC demands (E10016, E10049)."""
-    inputs = {i.name: i for i in graph_inputs(model)}
-    for name, dims in shapes.items():
-        if name not in inputs:
-            known = ", ".join(inputs) or "none"
-            raise UsageError(f"--input-shape names '{name}', which is not a model input (inputs: {known}) (ATC: E10016)")
-        kind = inputs[name].type.WhichOneof("value")
-        if kind != "tensor_type":  # an opaque, sequence, map or optional value has no dims to fix
-            what = f"of {kind.removesuffix('_type').replace('_', ' ')} type" if kind else "without a type"
-            raise UsageError(f"--input-shape '{name}': the model input is {what}, not a tensor, so it has no "
-                             "shape to give")
-        tensor_type = inputs[name].type.tensor_type
-        if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(dims):
-            raise UsageError(
-                f"--input-shape '{name}' has rank {len(dims)} but the model input has rank "
-                f"{len(tensor_type.shape.dim)} (ATC: E10049)"
-            )
+def dims_text(dims: Sequence[Any]) -> str:
+    """Dims as messages show them: ``[1,3,height,?]`` (a symbol by name, an unknown dim as ?)."""
+    return "[" + ",".join(str(d) if isinstance(d, int) else (d or "?") for d in dims) + "]"
 
 
 # --------------------------------------------------------------------------- inference
@@ -256,7 +204,6 @@ def _drop_symbolic_value_info(graph: "onnx.GraphProto") -> None:
             _drop_symbolic_value_info(sub)
 
 
-STANDARD_DOMAINS = ("", "ai.onnx")
 
 
 def _unknown_dims(graph: "onnx.GraphProto", values: "Iterable[onnx.ValueInfoProto]") -> None:
@@ -430,7 +377,7 @@ def _failing_node(copy: "onnx.ModelProto", values: Mapping[str, TensorInfo]) -> 
     opsets = {o.domain or "": o.version for o in copy.opset_import}
     constants = {t.name: t for t in copy.graph.initializer}
     for node in copy.graph.node:
-        domain = node.domain if node.domain not in ("", "ai.onnx") else ""
+        domain = node.domain if not is_standard(node.domain) else ""
         try:
             schema = onnxpb.get_schema(node.op_type, opsets.get(domain, 1), domain)
         except Exception:

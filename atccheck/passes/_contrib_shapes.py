@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from atccheck.domains import AI_ONNX, CONTRIB_DOMAIN
+
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
     from atccheck.model.shapes import ShapeIndex, TensorInfo
 
-CONTRIB = "com.microsoft"
 MAX_ITERATIONS = 400  # one onnx inference per layer of fused ops; a BERT-large has about 100
 
 Infos = Mapping[str, "TensorInfo"]
@@ -123,25 +124,25 @@ def _grid_sample(node, infos):
 
 
 RULES: dict[tuple[str, str], Rule] = {
-    (CONTRIB, "Gelu"): _like(0),
-    (CONTRIB, "FastGelu"): _like(0),
-    (CONTRIB, "BiasGelu"): _like(0),
-    (CONTRIB, "QuickGelu"): _like(0),
-    (CONTRIB, "BiasAdd"): _like(0),
-    (CONTRIB, "RotaryEmbedding"): _like(0),
-    (CONTRIB, "SkipLayerNormalization"): _like(0, (0, 3)),
-    (CONTRIB, "SkipSimplifiedLayerNormalization"): _like(0, (0, 3)),
+    (CONTRIB_DOMAIN, "Gelu"): _like(0),
+    (CONTRIB_DOMAIN, "FastGelu"): _like(0),
+    (CONTRIB_DOMAIN, "BiasGelu"): _like(0),
+    (CONTRIB_DOMAIN, "QuickGelu"): _like(0),
+    (CONTRIB_DOMAIN, "BiasAdd"): _like(0),
+    (CONTRIB_DOMAIN, "RotaryEmbedding"): _like(0),
+    (CONTRIB_DOMAIN, "SkipLayerNormalization"): _like(0, (0, 3)),
+    (CONTRIB_DOMAIN, "SkipSimplifiedLayerNormalization"): _like(0, (0, 3)),
     ("", "SimplifiedLayerNormalization"): _like(0),
     ("", "LayerNormalization"): _like(0),  # what onnxruntime writes below opset 17, where onnx has no schema
-    (CONTRIB, "FusedConv"): _typed(0),
-    (CONTRIB, "FusedGemm"): _typed(0),
-    (CONTRIB, "FusedMatMul"): _typed(0),
-    (CONTRIB, "Attention"): _last_from(0, _attention_width),
-    (CONTRIB, "MultiHeadAttention"): _last_from(0, _value_width),
-    (CONTRIB, "GemmFastGelu"): _last_from(0, _matmul_width),
-    (CONTRIB, "BiasSplitGelu"): _last_from(0, _half_width),
-    (CONTRIB, "EmbedLayerNormalization"): _embed,
-    (CONTRIB, "GridSample"): _grid_sample,
+    (CONTRIB_DOMAIN, "FusedConv"): _typed(0),
+    (CONTRIB_DOMAIN, "FusedGemm"): _typed(0),
+    (CONTRIB_DOMAIN, "FusedMatMul"): _typed(0),
+    (CONTRIB_DOMAIN, "Attention"): _last_from(0, _attention_width),
+    (CONTRIB_DOMAIN, "MultiHeadAttention"): _last_from(0, _value_width),
+    (CONTRIB_DOMAIN, "GemmFastGelu"): _last_from(0, _matmul_width),
+    (CONTRIB_DOMAIN, "BiasSplitGelu"): _last_from(0, _half_width),
+    (CONTRIB_DOMAIN, "EmbedLayerNormalization"): _embed,
+    (CONTRIB_DOMAIN, "GridSample"): _grid_sample,
 }
 
 
@@ -193,4 +194,4 @@ def contrib_aware_shapes(model: "onnx.ModelProto", input_shapes: Mapping[str, tu
 
 
 def _domain(domain: str) -> str:
-    return "" if domain == "ai.onnx" else domain
+    return "" if domain == AI_ONNX else domain

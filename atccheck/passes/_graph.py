@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from atccheck.domains import STANDARD_DOMAINS
 from atccheck.model.graph import subgraphs
 from atccheck.passes.base import PassContext
 
@@ -17,8 +18,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from atccheck.model.shapes import ShapeIndex
 
-STANDARD_DOMAINS = ("", "ai.onnx")
-CONTRIB_DOMAIN = "com.microsoft"  # onnxruntime's contrib ops
 
 
 class Names:

@@ -317,7 +317,7 @@ def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
     """The body of both passes: rewrite the nodes dtype findings name, proved ones only if asked."""
     from atccheck.model.graph import GraphIndex
     from atccheck.passes._graph import Names, opset_of, shapes_of
-    from atccheck.passes.base import PassResult
+    from atccheck.passes.base import PassResult, left
 
     shapes = shapes_of(model, ctx)
     index = GraphIndex(model)
@@ -335,10 +335,10 @@ def run_pass(model: "onnx.ModelProto", ctx, require_proof: bool):
             continue
         outcome = plan(gnode.node, graphs[gnode.graph], gnode.index, min(positions), opset, bounds, shapes)
         if isinstance(outcome, str):
-            notes.append(f"{gnode.op_type} '{gnode.label}' left as is: {outcome}")
+            notes.append(left(f"{gnode.op_type} '{gnode.label}' left as is: {outcome}", gnode.label))
         elif require_proof and not outcome.proved:
-            notes.append(f"{gnode.op_type} '{gnode.label}' left as is: {outcome.why} (int64-to-int32-unproven, "
-                         "with --unsafe-fixes, casts it anyway)")
+            notes.append(left(f"{gnode.op_type} '{gnode.label}' left as is: {outcome.why} (int64-to-int32-unproven, "
+                              "with --unsafe-fixes, casts it anyway)", gnode.label))
         else:
             plans.append(outcome)
     if not plans:

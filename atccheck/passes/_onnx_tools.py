@@ -105,7 +105,7 @@ def call_tool(tool: str, run: Callable[[], T]) -> T:
 
     import onnx
 
-    from atccheck.fixing.verify import one_line
+    from atccheck.errors import one_line
 
     decode_error = importlib.import_module("google.protobuf.message").DecodeError  # protobuf ships no stubs
     refused = (RuntimeError, ValueError, decode_error, onnx.checker.ValidationError,

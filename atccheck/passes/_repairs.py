@@ -1,4 +1,4 @@
-"""Small helpers the repair passes share: schema inputs, a node walk, dead-node removal.
+"""Small helpers the repair passes share: a node walk, dead-node removal.
 
 Fresh names, the pipeline's shapes and the model opset are in :mod:`atccheck.passes._graph`.
 """
@@ -12,18 +12,6 @@ from atccheck.passes._graph import drop_initializers, graph_reads, iter_graphs
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
-
-
-def schema_inputs(op_type: str, opset: int | None) -> list[str] | None:
-    """Input names of the standard op's schema at this opset, or None when unknown."""
-    import onnx.defs
-
-    if opset is None:
-        return None
-    try:
-        return [formal.name for formal in onnx.defs.get_schema(op_type, opset, "").inputs]
-    except Exception:  # SchemaError: no such op at this opset
-        return None
 
 
 def graphs_with_nodes(model: "onnx.ModelProto") -> Iterator[tuple["onnx.GraphProto", "onnx.NodeProto"]]:

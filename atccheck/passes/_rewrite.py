@@ -26,10 +26,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from atccheck.domains import CONTRIB_DOMAIN, STANDARD_DOMAINS
 from atccheck.findings import ROOT_GRAPH
 from atccheck.passes._graph import (
-    CONTRIB_DOMAIN,
-    STANDARD_DOMAINS,
     Names,
     elem_name,
     is_float,
@@ -40,12 +39,13 @@ from atccheck.passes._graph import (
     prune_initializers,
     shapes_of,
 )
-from atccheck.passes.base import FixPass, PassContext, PassResult
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import onnx
 
+    from atccheck.findings import Finding
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import ShapeIndex, TensorInfo
 
@@ -239,9 +239,11 @@ class Rewriter:
         self.rewritten: list[str] = []
         self._shapes: "ShapeIndex | None" = None
         self._graph_index: "GraphIndex | None" = None
-        self.requested = {
-            (f.location.graph, f.location.node) for f in ctx.findings if f.fix.pass_name == pass_name
-        }
+        self.asked: dict[tuple[str, str | None], list[Finding]] = {}
+        for f in ctx.findings:
+            if f.fix.pass_name == pass_name:
+                self.asked.setdefault((f.location.graph, f.location.node), []).append(f)
+        self.requested = set(self.asked)
 
     # ---- facts about the model and the target
 
@@ -340,6 +342,11 @@ class Rewriter:
         """A finding at this node named this pass as its fix."""
         return (site.path, site.label) in self.requested
 
+    def findings_at(self, site: Site) -> list[Finding]:
+        """The findings at this node that name this pass as their fix: what a pass reads its parameters
+        from (the rule put them in ``data``)."""
+        return self.asked.get((site.path, site.label), [])
+
     def wanted(self, site: Site) -> bool:
         """Rewrite the node when the profile lacks it at the model opset or a finding asks for it."""
         return not self.registered(site.node.op_type, site.node.domain) or self.requested_here(site)
@@ -380,7 +387,7 @@ class Rewriter:
                 edits[index] = outcome
                 self.rewritten.append(site.label)
             elif isinstance(outcome, str):
-                self.notes.append(f"{node.op_type} '{site.label}' left as is: {outcome}")
+                self.notes.append(left(f"{node.op_type} '{site.label}' left as is: {outcome}", site.label))
         if edits:
             _splice(graph, edits)
 
@@ -438,6 +445,7 @@ class NodeRewrite(FixPass):
     """
 
     counted: ClassVar[str]
+    op_types: ClassVar[frozenset[str] | None] = None  # the node types it visits
     domain: ClassVar[str] = ""
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
@@ -471,14 +479,19 @@ class Decomposition(NodeRewrite):
 class ContribDecomposition(NodeRewrite):
     """Rewrites every node of an onnxruntime contrib op: no CANN profile registers the domain.
 
-    Every such node is a custom-domain-op finding, and the domain's opset import a
-    multiple-opset-imports one; each subclass names its op (``op_types``, ``suggested_for``).
+    Every such node is a custom-domain-op finding (or unsupported-op, where the profile has
+    other plugins in the domain); each subclass names its op in ``op_types``, and answers the
+    findings on its nodes (``FixLink.replaces``).
     """
 
     domain = CONTRIB_DOMAIN
     stage = "decompose"
-    fixes: ClassVar[frozenset[str]] = frozenset({"custom-domain-op", "multiple-opset-imports"})
     safe = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "answers" not in cls.__dict__ and cls.op_types:
+            cls.answers = tuple(link for op in sorted(cls.op_types) for link in FixLink.replaces(op, cls.domain))
 
     def selects(self, rw: Rewriter, site: Site) -> bool:
         return True

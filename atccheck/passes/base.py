@@ -2,17 +2,19 @@
 
 A pass is a class in its own module under ``atccheck/passes/``, decorated with
 :func:`register_pass`. It rewrites a model; it never reports findings (the rules do that,
-before and after). It declares which rule names it removes and whether it is exact
-(``safe = True``) or changes numerics or assumptions (``safe = False``: runs only with
-``--unsafe-fixes``). ``run`` works on a copy the pipeline hands it (or on the model itself
+before and after). It declares the findings it answers (``answers``: :class:`FixLink`
+entries, the only place a rule and its fix are linked; see ``atccheck/fixlinks.py``) and
+whether it is exact (``safe = True``) or changes numerics or assumptions (``safe = False``:
+runs only with ``--unsafe-fixes``). ``run`` works on a copy the pipeline hands it (or on the model itself
 when the pass declares ``copy_input = False``: it must then leave it unchanged) and returns
 :class:`PassResult`; returning ``modified=False`` means "nothing to do here".
 
-The pipeline (``atccheck/fixing/pipeline.py``) runs only the passes whose rules fired, in ``ORDER``,
-then verifies every step (``atccheck/fixing/verification.py``): ``onnx.checker`` full check, onnxruntime outputs against the model
-the pass was handed, and the rules again. A step that fails is rolled back. A step is
-accepted when every output element satisfies ``|new - old| <= tolerance + rtol * |old|``
-(integer and bool outputs must match exactly).
+The pipeline (``atccheck/fixing/pipeline.py``) runs only the passes a finding calls for, in
+``ORDER``, then verifies every step (``atccheck/fixing/verifier.py``): ``onnx.checker`` full
+check, onnxruntime outputs against the model the pass was handed, and the rules again. A step
+that fails is rolled back. A step is accepted when its outputs pass the comparison the pass
+declares (``comparison``; by default every element within ``tolerance + rtol * |old|``, integer
+and bool outputs exactly).
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from atccheck.fixlinks import FixLink
+from atccheck.numerics import Allclose, Cosine, Judge
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -43,17 +48,8 @@ ORDER = (
 )
 
 
-class FixLink(NamedTuple):
-    """A finding a pass is the suggested fix for: rules name this pass in the finding's ``fix``.
-
-    ``rule`` None with a ``domain`` means a finding of any rule on ``op_type`` in that domain
-    (the ``com.microsoft`` decompositions). ``op_type`` None means any node of ``rule``.
-    The fix catalogue (``atccheck/fixing/index.py``) is generated from these declarations.
-    """
-
-    rule: str | None
-    op_type: str | None = None
-    domain: str = ""
+__all__ = ["ORDER", "Allclose", "Cosine", "FixLink", "FixPass", "Note", "PassContext", "PassResult", "left", "register_pass",
+           "registered_passes"]
 
 
 @dataclass(frozen=True)
@@ -70,11 +66,41 @@ class PassContext:
     context: "CheckContext | None" = None
 
 
+class Note(str):
+    """One line of what a pass did, for the report, and what the fix pipeline reads in it.
+
+    A plain string is a note too. ``left`` marks a note that says why the pass left something
+    as it was (``left as is: ...``): fix shows those beside a finding the pass did not remove.
+    ``about`` names the nodes or inputs it speaks of, so the most specific notes come first.
+    """
+
+    left: bool
+    about: tuple[str, ...]
+
+    def __new__(cls, text: str, *, left: bool = False, about: tuple[str, ...] = ()) -> "Note":
+        note = super().__new__(cls, text)
+        note.left = left
+        note.about = tuple(about)
+        return note
+
+    def __reduce__(self) -> tuple:
+        return (_note, (str(self), self.left, self.about))
+
+
+def _note(text: str, left: bool, about: tuple[str, ...]) -> Note:
+    return Note(text, left=left, about=about)
+
+
+def left(text: str, *about: str) -> Note:
+    """A note saying why the pass left something as it was, about these nodes or inputs."""
+    return Note(text, left=True, about=about)
+
+
 @dataclass
 class PassResult:
     model: "onnx.ModelProto"
     modified: bool
-    notes: list[str] = field(default_factory=list)  # what it did, for the report ("3 Gelu nodes")
+    notes: list[str] = field(default_factory=list)  # what it did ("3 Gelu nodes"): strings or Notes
 
 
 class FixPass:
@@ -82,28 +108,34 @@ class FixPass:
 
     name: ClassVar[str]  # verb phrase, kebab-case: "split-large-kernel-conv"
     stage: ClassVar[str]  # one of ORDER
-    fixes: ClassVar[frozenset[str]]  # rule names whose findings this pass removes
-    # The findings rules name this pass for (their ``fix``): the one declaration the fix
-    # catalogue is built from. A pass without links runs only through ``fixes``.
-    suggested_for: ClassVar[tuple[FixLink, ...]] = ()
+    # The findings this pass answers: the one declaration that links rules and fixes. A finding
+    # a named link matches names this pass as its fix; any link that matches makes the pass run.
+    answers: ClassVar[tuple[FixLink, ...]] = ()
     safe: ClassVar[bool] = True
-    tolerance: ClassVar[float] = 1e-5  # absolute error allowed against the outputs before the pass
-    rtol: ClassVar[float] = 1e-5  # plus this fraction of the old value's magnitude (allclose-style)
+    # How fix judges the outputs of the pass's result against the model before it (atccheck.numerics).
+    # By default Allclose(tolerance, rtol): the absolute error allowed, plus this fraction of the old
+    # value's magnitude; a pass that changes numerics by design declares another (Cosine(0.99)).
+    comparison: ClassVar[Judge]
+    tolerance: ClassVar[float] = 1e-5
+    rtol: ClassVar[float] = 1e-5
     # False: run() never changes the model it is handed (it builds its result apart), so the
     # pipeline hands it the current model itself instead of a copy (a copy of a 100 MB model
     # costs about 0.08 s).
     copy_input: ClassVar[bool] = True
-    # When set, the pass runs only if a finding of `fixes` is on one of these op types.
-    op_types: ClassVar[frozenset[str] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "comparison" not in cls.__dict__:
+            cls.comparison = Allclose(cls.tolerance, cls.rtol)
+
+    def answered(self, findings: Sequence["Finding"]) -> list["Finding"]:
+        """The findings this pass answers (any of its links matches)."""
+        return [f for f in findings if any(link.matches(f) for link in self.answers)]
 
     def wanted(self, findings: Sequence["Finding"]) -> bool:
-        """Whether a finding present calls for this pass."""
-        for f in findings:
-            if f.name in self.fixes and (self.op_types is None or f.location.op_type in self.op_types):
-                return True
-            if f.fix.pass_name == self.name:
-                return True
-        return False
+        """Whether a finding present calls for this pass. A pass may narrow it further (int64-to-int32
+        runs only where the finding's allowed types include int32)."""
+        return any(link.matches(f) for f in findings for link in self.answers)
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         raise NotImplementedError
@@ -119,6 +151,12 @@ def register_pass(cls: type[FixPass]) -> type[FixPass]:
         raise ValueError(f"{cls.__name__}: stage must be one of {ORDER}")
     if not cls.__doc__:
         raise ValueError(f"{cls.__name__}: a pass documents itself in its docstring")
+    for legacy in ("fixes", "suggested_for"):
+        if legacy in cls.__dict__:
+            raise ValueError(f"{cls.__name__}: '{legacy}' is gone; declare the findings the pass answers as "
+                             "'answers = (FixLink(...), ...)' (docs/contributing.md, adding a pass)")
+    if not all(isinstance(link, FixLink) for link in cls.answers):
+        raise ValueError(f"{cls.__name__}: answers holds FixLink entries")
     known = _PASSES.get(cls.name)
     if known is not None and known is not cls:
         raise ValueError(f"duplicate pass name {cls.name}")

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes._graph import STANDARD_DOMAINS, Names, iter_graphs, opset_of
+from atccheck.domains import AI_ONNX, STANDARD_DOMAINS, is_standard
+from atccheck.lookup import lookup_score
+from atccheck.model.schema import attribute_type_mismatches, onnx_schema
+from atccheck.passes._graph import Names, iter_graphs, opset_of
 from atccheck.passes._onnx_tools import refusal
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
-from atccheck.rules._attrs import onnx_schema
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
     from atccheck.model.shapes import ShapeIndex
-    from atccheck.target import Target
 
-# The rules that score a candidate opset: both read the parser's domain::opset::type lookup.
-SCORING_RULES = ("unsupported-op", "opset-not-registered")
 # onnx's version converter has adapters from opset 7 up; older opsets are not worth a candidate.
 LOWEST_CANDIDATE = 7
 
@@ -41,8 +40,9 @@ class ConvertOpset(FixPass):
 
     ATC looks every node up by ``ai.onnx::<model opset>::<OpType>`` with no fallback, so a
     model exported at an opset the CANN profile does not register fails on every node.
-    This pass scores every opset the profile registers by the findings of unsupported-op and
-    opset-not-registered on a weight-free copy looked up at that opset, then converts the
+    This pass scores every opset the profile registers by what check would report about the
+    parser lookups at that opset (``atccheck.lookup.lookup_score``: the findings of
+    unsupported-op, opset-not-registered and malformed-attribute), then converts the
     model to the best one it can reach (fewest errors, then warnings; ties go to the opset
     closest to the current one) with ``onnx.version_converter``. Where the converter lacks
     an adapter (it has few for going down: Relu-14 to 13, say), each node is converted on
@@ -58,15 +58,14 @@ class ConvertOpset(FixPass):
 
     name = "convert-opset"
     stage = "convert-opset"
-    suggested_for = (FixLink("opset-not-registered"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"opset-not-registered"})
+    answers = (FixLink("opset-not-registered"),)
     safe = True
     tolerance = 1e-6
     rtol = 1e-6
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
-        from atccheck.model.shapes import stripped_copy
-        from atccheck.tables import AI_ONNX, tables
+        from atccheck.model.graph import GraphIndex
+        from atccheck.tables import tables
 
         current = opset_of(model)
         if current is None:
@@ -74,19 +73,25 @@ class ConvertOpset(FixPass):
         problem = refusal(model, "onnx's version converter")
         if problem is not None:
             return PassResult(model, False, [f"left as is: {problem}"])
-        registry = tables().registry(ctx.target.profile.id)
+        tbl = tables()
+        registry = tbl.registry(ctx.target.profile.id)
         standard = [r for r in registry if r.domain == AI_ONNX and r.opsets]
         low = max(LOWEST_CANDIDATE, min((min(r.opsets) for r in standard), default=LOWEST_CANDIDATE))
         high = registry.max_opset(AI_ONNX) or current
-        light = stripped_copy(model, {})
-        light.ir_version = model.ir_version or light.ir_version
-        baseline = _score(light, current, ctx.target)
+        graph = ctx.context.graph if ctx.context is not None else GraphIndex(model)
+
+        def score(opset: int) -> Candidate:
+            found = lookup_score(graph, opset, tbl, registry)
+            return Candidate(opset, errors=found.errors, warnings=found.warnings)
+
+        baseline = score(current)
         candidates = [baseline]
+        standard_ops = {g.op_type for g in graph.nodes if is_standard(g.domain)}
         for opset in range(low, high + 1):
             if opset == current:
                 continue
-            blocked = _blockers(light, opset)
-            candidates.append(Candidate(opset, blocked_by=blocked) if blocked else _score(light, opset, ctx.target))
+            blocked = _blockers(standard_ops, opset)
+            candidates.append(Candidate(opset, blocked_by=blocked) if blocked else score(opset))
         ranked = sorted((c for c in candidates if c.reachable and c.opset != current),
                         key=lambda c: (c.errors, c.warnings, abs(c.opset - current), -c.opset))
         failures: list[Candidate] = []
@@ -140,7 +145,6 @@ def convert_model(
     from onnx import version_converter
 
     from atccheck.model.graph import iter_nodes
-    from atccheck.rules._attrs import attribute_type_mismatches
 
     for node in iter_nodes(model.graph):
         bad = attribute_type_mismatches(node.node, current)
@@ -348,30 +352,11 @@ def _adapt(node, model, current: int, target: int, shapes, index, names):
     return out_nodes, new_inits
 
 
-def _blockers(model: "onnx.ModelProto", opset: int) -> tuple[str, ...]:
+def _blockers(types: set[str], opset: int) -> tuple[str, ...]:
     """Standard ops of the model that have no definition at or below this opset."""
     import onnx.defs
 
-    from atccheck.model.graph import iter_nodes
-
-    types = {g.op_type for g in iter_nodes(model.graph) if g.domain in STANDARD_DOMAINS}
     return tuple(sorted(t for t in types if onnx.defs.has(t, "") and not onnx.defs.has(t, opset, "")))
-
-
-def _score(model: "onnx.ModelProto", opset: int, target: "Target") -> Candidate:
-    """Findings of the parser-lookup rules if the model's nodes were looked up at this opset."""
-    import onnx
-
-    from atccheck.engine import check_prepared, prepare
-
-    probe = onnx.ModelProto()
-    probe.CopyFrom(model)
-    for entry in probe.opset_import:
-        if entry.domain in STANDARD_DOMAINS:
-            entry.version = opset
-    report = check_prepared(prepare(probe), target, select=SCORING_RULES)
-    counts = report.counts()
-    return Candidate(opset, errors=counts["error"], warnings=counts["warning"])
 
 
 def _blocked_notes(candidates: list[Candidate]) -> list[str]:
@@ -389,6 +374,6 @@ def _blocked_notes(candidates: list[Candidate]) -> list[str]:
     failures = [c for c in candidates if c.failure]
     if failures:
         first = failures[0]
-        notes.append(f"opset {first.opset} left out of reach" + (f" (and {len(failures) - 1} more)" if len(failures) > 1
-                     else "") + f": {first.failure}")
+        notes.append(left(f"opset {first.opset} left out of reach" + (f" (and {len(failures) - 1} more)"
+                          if len(failures) > 1 else "") + f": {first.failure}"))
     return notes

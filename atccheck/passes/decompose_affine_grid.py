@@ -25,8 +25,10 @@ class DecomposeAffineGrid(Decomposition):
 
     name = "decompose-affine-grid"
     stage = "decompose"
-    suggested_for = (FixLink("opset-not-registered", "AffineGrid"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("opset-not-registered", "AffineGrid"),
+        FixLink("unsupported-op", "AffineGrid", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"AffineGrid"})
     safe = True
     tolerance = 1e-5

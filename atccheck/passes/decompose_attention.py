@@ -36,8 +36,10 @@ class DecomposeAttention(Decomposition):
 
     name = "decompose-attention"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "Attention"), FixLink("opset-not-registered", "Attention"))
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "Attention"),
+        FixLink("opset-not-registered", "Attention"),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Attention"})
     safe = True
     tolerance = 1e-4

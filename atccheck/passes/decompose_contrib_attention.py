@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, Unsupported
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 MASK_FILTER_VALUE = -10000.0  # what onnxruntime adds to a masked score (attribute mask_filter_value)
 INPUTS = ("input", "weights", "bias", "mask_index", "past", "attention_bias", "past_sequence_length")
@@ -34,7 +34,6 @@ class DecomposeContribAttention(ContribDecomposition):
     """
 
     name = "decompose-contrib-attention"
-    suggested_for = (FixLink(None, "Attention", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Attention"})
     tolerance = 1e-4
     rtol = 1e-4

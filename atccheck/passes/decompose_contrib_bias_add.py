@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 
 @register_pass
@@ -19,7 +19,6 @@ class DecomposeContribBiasAdd(ContribDecomposition):
     """
 
     name = "decompose-contrib-bias-add"
-    suggested_for = (FixLink(None, "BiasAdd", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasAdd"})
     tolerance = 1e-6
     rtol = 1e-6

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_erf
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 
 @register_pass
@@ -20,7 +20,6 @@ class DecomposeContribBiasGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-bias-gelu"
-    suggested_for = (FixLink(None, "BiasGelu", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasGelu"})
     tolerance = 1e-5
     counted = "BiasGelu node(s)"

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_erf
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 
 @register_pass
@@ -23,7 +23,6 @@ class DecomposeContribBiasSplitGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-bias-split-gelu"
-    suggested_for = (FixLink(None, "BiasSplitGelu", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"BiasSplitGelu"})
     tolerance = 1e-5
     rtol = 1e-5

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import normalize, scale_shift
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, Unsupported
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 DEFAULT_EPSILON = 1e-12  # the schema onnxruntime 1.32 registers
 (IDS, SEGMENT_IDS, WORD, POSITION, SEGMENT, GAMMA, BETA, MASK, POSITION_IDS) = range(9)
@@ -28,7 +28,6 @@ class DecomposeContribEmbedLayerNormalization(ContribDecomposition):
     """
 
     name = "decompose-contrib-embed-layer-normalization"
-    suggested_for = (FixLink(None, "EmbedLayerNormalization", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"EmbedLayerNormalization"})
     tolerance = 1e-5
     rtol = 1e-5

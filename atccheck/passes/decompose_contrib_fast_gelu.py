@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_tanh
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 
 @register_pass
@@ -22,7 +22,6 @@ class DecomposeContribFastGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-fast-gelu"
-    suggested_for = (FixLink(None, "FastGelu", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FastGelu"})
     tolerance = 1e-5
     counted = "FastGelu node(s)"

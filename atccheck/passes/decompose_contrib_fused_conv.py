@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import FUSED_ACTIVATIONS, activation
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 FUSION_ATTRS = ("activation", "activation_params")
 
@@ -25,7 +25,6 @@ class DecomposeContribFusedConv(ContribDecomposition):
     """
 
     name = "decompose-contrib-fused-conv"
-    suggested_for = (FixLink(None, "FusedConv", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedConv"})
     tolerance = 1e-5
     counted = "FusedConv node(s)"

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import FUSED_ACTIVATIONS, activation
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 ACTIVATION_PREFIX = "activation_"
 
@@ -24,7 +24,6 @@ class DecomposeContribFusedGemm(ContribDecomposition):
     """
 
     name = "decompose-contrib-fused-gemm"
-    suggested_for = (FixLink(None, "FusedGemm", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedGemm"})
     tolerance = 1e-5
     counted = "FusedGemm node(s)"

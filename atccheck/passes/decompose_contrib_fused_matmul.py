@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site, Unsupported
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 
 def operand_perm(rank: int, trans: bool, trans_batch: bool) -> list[int]:
@@ -37,7 +37,6 @@ class DecomposeContribFusedMatMul(ContribDecomposition):
     """
 
     name = "decompose-contrib-fused-matmul"
-    suggested_for = (FixLink(None, "FusedMatMul", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"FusedMatMul"})
     tolerance = 1e-5
     rtol = 1e-5

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_erf
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 
 @register_pass
@@ -20,7 +20,6 @@ class DecomposeContribGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-gelu"
-    suggested_for = (FixLink(None, "Gelu", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Gelu"})
     tolerance = 1e-5
     counted = "Gelu node(s)"

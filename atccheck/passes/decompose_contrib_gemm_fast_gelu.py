@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from atccheck.passes._formulas import gelu_tanh
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 
 @register_pass
@@ -21,7 +21,6 @@ class DecomposeContribGemmFastGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-gemm-fast-gelu"
-    suggested_for = (FixLink(None, "GemmFastGelu", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GemmFastGelu"})
     tolerance = 1e-5
     rtol = 1e-5

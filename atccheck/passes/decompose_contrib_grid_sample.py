@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 from atccheck.passes.decompose_grid_sample import grid_sample_rewrite
 
 
@@ -21,7 +21,6 @@ class DecomposeContribGridSample(ContribDecomposition):
     """
 
     name = "decompose-contrib-grid-sample"
-    suggested_for = (FixLink(None, "GridSample", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GridSample"})
     tolerance = 1e-5
     rtol = 1e-5

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     from atccheck.model.shapes import Shape
@@ -33,7 +33,6 @@ class DecomposeContribMultiHeadAttention(ContribDecomposition):
     """
 
     name = "decompose-contrib-multi-head-attention"
-    suggested_for = (FixLink(None, "MultiHeadAttention", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"MultiHeadAttention"})
     tolerance = 1e-4
     rtol = 1e-4

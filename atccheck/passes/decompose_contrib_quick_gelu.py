@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 # Default of QuickGelu's alpha in the schema onnxruntime registers (float 1.702).
 QUICK_GELU_ALPHA = 1.702
@@ -22,7 +22,6 @@ class DecomposeContribQuickGelu(ContribDecomposition):
     """
 
     name = "decompose-contrib-quick-gelu"
-    suggested_for = (FixLink(None, "QuickGelu", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"QuickGelu"})
     tolerance = 1e-5
     counted = "QuickGelu node(s)"

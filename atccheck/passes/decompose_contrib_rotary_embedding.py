@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 from atccheck.passes.decompose_rotary_embedding import rotate
 
 INPUT, POSITION_IDS, COS, SIN = range(4)
@@ -26,7 +26,6 @@ class DecomposeContribRotaryEmbedding(ContribDecomposition):
     """
 
     name = "decompose-contrib-rotary-embedding"
-    suggested_for = (FixLink(None, "RotaryEmbedding", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"RotaryEmbedding"})
     tolerance = 1e-5
     rtol = 1e-5

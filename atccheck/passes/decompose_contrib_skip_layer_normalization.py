@@ -7,7 +7,7 @@ from typing import ClassVar
 from atccheck.passes._formulas import normalize, residual_sum, scale_shift
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 # Default epsilon of SkipLayerNormalization in the schema onnxruntime registers.
 SKIP_LAYER_NORM_EPSILON = 1e-12
@@ -30,7 +30,6 @@ class DecomposeContribSkipLayerNormalization(ContribDecomposition):
     """
 
     name = "decompose-contrib-skip-layer-normalization"
-    suggested_for = (FixLink(None, "SkipLayerNormalization", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipLayerNormalization"})
     tolerance = 1e-5
     counted = "SkipLayerNormalization node(s)"

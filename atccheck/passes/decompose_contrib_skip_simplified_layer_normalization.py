@@ -7,7 +7,7 @@ from typing import ClassVar
 from atccheck.passes._formulas import residual_sum, rms_normalize, scale_shift
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import ContribDecomposition, Emitter, Rewriter, Site
-from atccheck.passes.base import FixLink, register_pass
+from atccheck.passes.base import register_pass
 
 # Default epsilon of SkipSimplifiedLayerNormalization in the schema onnxruntime registers.
 SKIP_SIMPLIFIED_EPSILON = 1e-12
@@ -28,7 +28,6 @@ class DecomposeContribSkipSimplifiedLayerNormalization(ContribDecomposition):
     """
 
     name = "decompose-contrib-skip-simplified-layer-normalization"
-    suggested_for = (FixLink(None, "SkipSimplifiedLayerNormalization", "com.microsoft"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SkipSimplifiedLayerNormalization"})
     tolerance = 1e-5
     rtol = 1e-5

@@ -30,8 +30,10 @@ class DecomposeDft(Decomposition):
 
     name = "decompose-dft"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "DFT"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "DFT"),
+        FixLink("opset-not-registered", "DFT", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"DFT"})
     safe = True
     tolerance = 5e-3

@@ -39,12 +39,11 @@ class DecomposeEinsum(FixPass):
 
     name = "decompose-einsum"
     stage = "decompose"
-    suggested_for = (
+    answers = (
         FixLink("unsupported-op", "Einsum"),
         FixLink("opset-not-registered", "Einsum"),
         FixLink("attr-out-of-range", "Einsum"),
     )
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered", "attr-out-of-range"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Einsum"})
     safe = True
     tolerance = 1e-4

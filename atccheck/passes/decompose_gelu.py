@@ -23,8 +23,10 @@ class DecomposeGelu(Decomposition):
 
     name = "decompose-gelu"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "Gelu"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "Gelu"),
+        FixLink("opset-not-registered", "Gelu", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Gelu"})
     safe = True
     tolerance = 1e-5

@@ -36,12 +36,12 @@ class DecomposeGridSample(Decomposition):
 
     name = "decompose-grid-sample"
     stage = "decompose"
-    suggested_for = (
+    answers = (
         FixLink("unsupported-op", "GridSample"),
         FixLink("opset-not-registered", "GridSample"),
-        FixLink("attr-out-of-range", "GridSample"),
+        FixLink("attr-out-of-range", "GridSample", when={"attr": ("mode", "padding_mode", "align_corners")}),
+        FixLink("attr-out-of-range", "GridSample", named=False),
     )
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered", "attr-out-of-range"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GridSample"})
     safe = True
     tolerance = 1e-5

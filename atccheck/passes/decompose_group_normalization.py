@@ -30,8 +30,10 @@ class DecomposeGroupNormalization(Decomposition):
 
     name = "decompose-group-normalization"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "GroupNormalization"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "GroupNormalization"),
+        FixLink("opset-not-registered", "GroupNormalization", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"GroupNormalization"})
     safe = True
     tolerance = 1e-5

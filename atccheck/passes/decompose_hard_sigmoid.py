@@ -23,8 +23,10 @@ class DecomposeHardSigmoid(Decomposition):
 
     name = "decompose-hard-sigmoid"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "HardSigmoid"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "HardSigmoid"),
+        FixLink("opset-not-registered", "HardSigmoid", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"HardSigmoid"})
     safe = True
     tolerance = 1e-5

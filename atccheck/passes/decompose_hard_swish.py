@@ -24,8 +24,10 @@ class DecomposeHardSwish(Decomposition):
 
     name = "decompose-hard-swish"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "HardSwish"), FixLink("opset-not-registered", "HardSwish"))
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "HardSwish"),
+        FixLink("opset-not-registered", "HardSwish"),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"HardSwish"})
     safe = True
     tolerance = 1e-5

@@ -26,11 +26,10 @@ class DecomposeLayerNormalization(Decomposition):
 
     name = "decompose-layer-normalization"
     stage = "decompose"
-    suggested_for = (
+    answers = (
         FixLink("unsupported-op", "LayerNormalization"),
         FixLink("opset-not-registered", "LayerNormalization"),
     )
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"LayerNormalization"})
     safe = True
     tolerance = 1e-5

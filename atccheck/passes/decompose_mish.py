@@ -22,8 +22,10 @@ class DecomposeMish(Decomposition):
 
     name = "decompose-mish"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "Mish"), FixLink("opset-not-registered", "Mish"))
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "Mish"),
+        FixLink("opset-not-registered", "Mish"),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Mish"})
     safe = True
     tolerance = 1e-5

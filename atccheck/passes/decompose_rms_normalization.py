@@ -24,11 +24,10 @@ class DecomposeRmsNormalization(Decomposition):
 
     name = "decompose-rms-normalization"
     stage = "decompose"
-    suggested_for = (
+    answers = (
         FixLink("unsupported-op", "RMSNormalization"),
         FixLink("opset-not-registered", "RMSNormalization"),
     )
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset({"RMSNormalization"})
     safe = True
     tolerance = 1e-5

@@ -25,8 +25,10 @@ class DecomposeRotaryEmbedding(Decomposition):
 
     name = "decompose-rotary-embedding"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "RotaryEmbedding"), FixLink("opset-not-registered", "RotaryEmbedding"))
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "RotaryEmbedding"),
+        FixLink("opset-not-registered", "RotaryEmbedding"),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"RotaryEmbedding"})
     safe = True
     tolerance = 1e-5

@@ -26,8 +26,10 @@ class DecomposeSimplifiedLayerNormalization(Decomposition):
 
     name = "decompose-simplified-layer-normalization"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "SimplifiedLayerNormalization"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "SimplifiedLayerNormalization"),
+        FixLink("opset-not-registered", "SimplifiedLayerNormalization", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"SimplifiedLayerNormalization"})
     safe = True
     tolerance = 1e-5

@@ -39,8 +39,10 @@ class DecomposeStft(Decomposition):
 
     name = "decompose-stft"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "STFT"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
+    answers = (
+        FixLink("unsupported-op", "STFT"),
+        FixLink("opset-not-registered", "STFT", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"STFT"})
     safe = True
     tolerance = 5e-3

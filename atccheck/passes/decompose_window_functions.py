@@ -32,12 +32,14 @@ class DecomposeWindowFunctions(Decomposition):
 
     name = "decompose-window-functions"
     stage = "decompose"
-    suggested_for = (
+    answers = (
         FixLink("unsupported-op", "HannWindow"),
         FixLink("unsupported-op", "HammingWindow"),
         FixLink("unsupported-op", "BlackmanWindow"),
+        FixLink("opset-not-registered", "BlackmanWindow", named=False),
+        FixLink("opset-not-registered", "HammingWindow", named=False),
+        FixLink("opset-not-registered", "HannWindow", named=False),
     )
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op", "opset-not-registered"})
     op_types: ClassVar[frozenset[str] | None] = frozenset(COEFFICIENTS)
     safe = True
     tolerance = 1e-6

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import Cosine, FixLink, FixPass, PassContext, PassResult, left as note_left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -82,7 +82,7 @@ class Dequantize(FixPass):
 
     name = "dequantize"
     stage = "decompose"
-    suggested_for = (
+    answers = (
         FixLink("unsupported-op", "QuantizeLinear"),
         FixLink("unsupported-op", "DequantizeLinear"),
         FixLink("unsupported-op", "DynamicQuantizeLinear"),
@@ -90,32 +90,29 @@ class Dequantize(FixPass):
         FixLink("unsupported-op", "ConvInteger"),
         FixLink("unsupported-op", "QLinearConv"),
         FixLink("unsupported-op", "QLinearMatMul"),
-        FixLink(None, "QuantizeLinear", "com.microsoft"),
-        FixLink(None, "DequantizeLinear", "com.microsoft"),
-        FixLink(None, "QLinearAdd", "com.microsoft"),
-        FixLink(None, "QLinearMul", "com.microsoft"),
-        FixLink(None, "QLinearSigmoid", "com.microsoft"),
-        FixLink(None, "QLinearLeakyRelu", "com.microsoft"),
-        FixLink(None, "QLinearConcat", "com.microsoft"),
-        FixLink(None, "QLinearGlobalAveragePool", "com.microsoft"),
-        FixLink(None, "QLinearAveragePool", "com.microsoft"),
-        FixLink(None, "QGemm", "com.microsoft"),
-        FixLink(None, "DynamicQuantizeMatMul", "com.microsoft"),
-        FixLink(None, "MatMulIntegerToFloat", "com.microsoft"),
-        FixLink(None, "DynamicQuantizeLSTM", "com.microsoft"),
-        FixLink(None, "QLinearSoftmax", "com.microsoft"),
-        FixLink(None, "QLinearReduceMean", "com.microsoft"),
-        FixLink(None, "QLinearWhere", "com.microsoft"),
-        FixLink(None, "QAttention", "com.microsoft"),
+        *FixLink.replaces("QuantizeLinear"),
+        *FixLink.replaces("DequantizeLinear"),
+        *FixLink.replaces("QLinearAdd"),
+        *FixLink.replaces("QLinearMul"),
+        *FixLink.replaces("QLinearSigmoid"),
+        *FixLink.replaces("QLinearLeakyRelu"),
+        *FixLink.replaces("QLinearConcat"),
+        *FixLink.replaces("QLinearGlobalAveragePool"),
+        *FixLink.replaces("QLinearAveragePool"),
+        *FixLink.replaces("QGemm"),
+        *FixLink.replaces("DynamicQuantizeMatMul"),
+        *FixLink.replaces("MatMulIntegerToFloat"),
+        *FixLink.replaces("DynamicQuantizeLSTM"),
+        *FixLink.replaces("QLinearSoftmax"),
+        *FixLink.replaces("QLinearReduceMean"),
+        *FixLink.replaces("QLinearWhere"),
+        *FixLink.replaces("QAttention"),
+        # it also runs for these rules' findings on any op it handles
+        *(FixLink(rule, op, named=False) for rule in ("unsupported-op", "custom-domain-op", "opset-not-registered",
+                                                      "dtype-not-supported") for op in sorted(HANDLED)),
     )
-    fixes: ClassVar[frozenset[str]] = frozenset(
-        {"unsupported-op", "custom-domain-op", "opset-not-registered", "dtype-not-supported"})
-    op_types: ClassVar[frozenset[str] | None] = HANDLED
     safe = False
-    # judged by cosine similarity per output (fixing/verification.py), not elementwise
-    min_cosine: ClassVar[float] = 0.99
-    tolerance = float("inf")
-    rtol = 0.0
+    comparison = Cosine(0.99)  # judged by each output's cosine similarity, not elementwise
 
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         work = _Dequantizer(model)
@@ -171,9 +168,10 @@ class _Dequantizer:
                 self.counts[node.op_type] = self.counts.get(node.op_type, 0) + 1
                 continue
             if isinstance(left, str):
-                self.notes.append(f"left as is: {node.op_type} '{node.name}': {left}")
+                self.notes.append(note_left(f"left as is: {node.op_type} '{node.name}': {left}", node.name))
             elif node.op_type in NOT_HANDLED or (node.op_type in HANDLED and node.op_type not in QUANTIZE):
-                self.notes.append(f"left as is: {node.op_type} '{node.name}': no float rewrite for it here")
+                self.notes.append(note_left(f"left as is: {node.op_type} '{node.name}': no float rewrite for it here",
+                                            node.name))
             self.out.append(node)
         if not self.changed:
             return

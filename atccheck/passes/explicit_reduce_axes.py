@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes._graph import STANDARD_DOMAINS, Names, opset_of, shapes_of
-from atccheck.passes._repairs import graphs_with_nodes, schema_inputs
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.model.schema import input_names
+from atccheck.passes._graph import Names, opset_of, shapes_of
+from atccheck.passes._repairs import graphs_with_nodes
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -27,8 +29,7 @@ class ExplicitReduceAxes(FixPass):
 
     name = "explicit-reduce-axes"
     stage = "repair"
-    suggested_for = (FixLink("reduce-without-axes"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"reduce-without-axes"})
+    answers = (FixLink("reduce-without-axes"),)
     safe = True
     tolerance = 0.0
     rtol = 0.0
@@ -48,7 +49,7 @@ class ExplicitReduceAxes(FixPass):
         for graph, node in graphs_with_nodes(model):
             if not node.op_type.startswith("Reduce") or node.domain not in STANDARD_DOMAINS:
                 continue
-            formal = schema_inputs(node.op_type, opset)
+            formal = input_names(node.op_type, opset)
             if formal is None:
                 continue
             label = node.name or node.op_type
@@ -61,13 +62,14 @@ class ExplicitReduceAxes(FixPass):
                     if value is None or value.size > 0:
                         continue  # axes given (or computed: not ours to judge)
                 if "noop_with_empty_axes" in attrs and attrs["noop_with_empty_axes"].i == 1:
-                    notes.append(f"{node.op_type} '{label}' left as is: noop_with_empty_axes=1 makes it an identity")
+                    notes.append(left(f"{node.op_type} '{label}' left as is: noop_with_empty_axes=1 makes it an identity",
+                                      label))
                     continue
             elif "axes" in attrs and len(attrs["axes"].ints) > 0:
                 continue
             info = shapes.get(node.input[0]) if node.input else None
             if info is None or info.rank is None:
-                notes.append(f"{node.op_type} '{label}' left as is: the rank of its input is unknown")
+                notes.append(left(f"{node.op_type} '{label}' left as is: the rank of its input is unknown", label))
                 continue
             if info.rank == 0:
                 continue

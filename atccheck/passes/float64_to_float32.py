@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-    from atccheck.findings import Finding
 
 FLOAT64 = "float64"
 # attributes that name an element type (Cast 'to', RandomNormal/EyeLike/*Like 'dtype', ...)
@@ -36,20 +34,19 @@ class Float64ToFloat32(FixPass):
 
     name = "float64-to-float32"
     stage = "repair"
-    fixes: ClassVar[frozenset[str]] = frozenset({"dtype-not-supported"})
+    answers = (
+        FixLink("dtype-not-supported", when={"dtype": ("float64",)}, named=False),
+        FixLink("dtype-not-supported", when={"output_dtype": ("float64",)}, named=False),
+    )
     safe = False
     tolerance = 1e-4
     rtol = 1e-4
 
-    def wanted(self, findings: Sequence["Finding"]) -> bool:
-        return any(f.name in self.fixes and FLOAT64 in (f.data.get("dtype"), f.data.get("output_dtype"))
-                   for f in findings if f.data)
-
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         too_big = _beyond_float32(model)
         if too_big:
-            return PassResult(model, False, [f"left as is: constant '{too_big}' holds values beyond float32's range "
-                                             "(3.4e38); the model needs float64 there"])
+            return PassResult(model, False, [left(f"left as is: constant '{too_big}' holds values beyond float32's "
+                                                  "range (3.4e38); the model needs float64 there", too_big)])
         counts = {"tensors": 0, "nodes": 0}
         interface = [f"input '{vi.name}'" for vi in model.graph.input if _is_double(vi.type)]
         interface += [f"output '{vi.name}'" for vi in model.graph.output if _is_double(vi.type)]

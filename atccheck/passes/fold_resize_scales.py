@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes._graph import STANDARD_DOMAINS, Names, iter_graphs, opset_of, shapes_of
-from atccheck.passes._repairs import remove_dead_nodes, schema_inputs
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.model.schema import input_names
+from atccheck.passes._graph import Names, iter_graphs, opset_of, shapes_of
+from atccheck.passes._repairs import remove_dead_nodes
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -40,8 +42,7 @@ class FoldResizeScales(FixPass):
 
     name = "fold-resize-scales"
     stage = "repair"
-    fixes: ClassVar[frozenset[str]] = frozenset({"non-constant-input"})
-    op_types: ClassVar[frozenset[str] | None] = frozenset({"Resize"})
+    answers = (FixLink("non-constant-input", "Resize", named=False),)
     safe = True
     tolerance = 0.0
     rtol = 0.0
@@ -52,7 +53,7 @@ class FoldResizeScales(FixPass):
         from atccheck.model.graph import GraphIndex
 
         opset = opset_of(model)
-        formal = schema_inputs("Resize", opset) or []
+        formal = input_names("Resize", opset) or []
         positions = [formal.index(n) for n in FOLDED_INPUTS if n in formal]
         shapes = shapes_of(model, ctx)
         index = GraphIndex(model)
@@ -73,7 +74,7 @@ class FoldResizeScales(FixPass):
                     try:
                         array = fold(value, index, shapes, opset)
                     except NotFoldable as exc:
-                        notes.append(f"Resize '{label}' input {formal[pos]} left as is: {exc}")
+                        notes.append(left(f"Resize '{label}' input {formal[pos]} left as is: {exc}", label))
                         continue
                     tensor = numpy_helper.from_array(array, names.fresh(f"{label}/{formal[pos]}"))
                     graph.initializer.append(tensor)
@@ -151,7 +152,7 @@ def _evaluate(node: "onnx.NodeProto", feeds: dict, opset: int | None) -> list:
         evaluator = ReferenceEvaluator(node, opsets={"": opset or 13})
         outputs = evaluator.run(None, feeds)
     except Exception as exc:  # unsupported op in the reference runtime, bad values
-        from atccheck.fixing.verify import one_line
+        from atccheck.errors import one_line
 
         raise NotFoldable(f"{node.op_type} could not be evaluated: {one_line(exc)}") from None
     assert isinstance(outputs, list)  # without intermediate=True, run gives one value per output

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.passes import _int64
-from atccheck.passes.base import FixPass, PassContext, PassResult, register_pass
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -24,7 +24,7 @@ class Int64ToInt32Unproven(FixPass):
 
     name = "int64-to-int32-unproven"
     stage = "repair"
-    fixes: ClassVar[frozenset[str]] = _int64.FINDING_RULES
+    answers = (FixLink("dtype-not-supported", when={"dtype": ("int64",)}, named=False),)
     safe = False
     tolerance = 0.0
     rtol = 0.0

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.errors import UsageError
-from atccheck.fixing.verify import dims_text
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.model.shapes import dims_text
+from atccheck.passes.base import FixLink, FixPass, Note, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -184,8 +184,10 @@ class MakeInputsStatic(FixPass):
 
     name = "make-inputs-static"
     stage = "make-inputs-static"
-    suggested_for = (FixLink("dynamic-input-shape"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"dynamic-input-shape"})
+    answers = (
+        FixLink("dynamic-input-shape", has=("axes",)),
+        FixLink("dynamic-input-shape", named=False),
+    )
     safe = True
     tolerance = 0.0
     rtol = 0.0
@@ -204,17 +206,20 @@ class MakeInputsStatic(FixPass):
             _write_dims(vi, target)
             modified = True
             old = dims_text(before or ())
-            notes.append(f"input '{vi.name}': {old if before is not None else 'no shape'} -> {plan.shape_text(vi.name)}")
+            notes.append(Note(f"input '{vi.name}': {old if before is not None else 'no shape'} -> "
+                              f"{plan.shape_text(vi.name)}", about=(vi.name,)))
         if (plan.bound or modified) and _substitute(model.graph, plan.bound):
             modified = True
             notes.append("fixed sizes written into output and value_info annotations too")
         for ref in plan.defaulted:
-            notes.append(f"input '{ref.input}' axis {ref.axis} ({ref.text}) set to batch {DEFAULT_BATCH} by default")
+            notes.append(Note(f"input '{ref.input}' axis {ref.axis} ({ref.text}) set to batch {DEFAULT_BATCH} by default",
+                              about=(ref.input,)))
         for ref in plan.left:
-            notes.append(f"input '{ref.input}' axis {ref.axis} ({ref.text}) left dynamic: no size can be guessed "
-                         "(give --input-shape, or use atc gears)")
+            notes.append(left(f"input '{ref.input}' axis {ref.axis} ({ref.text}) left dynamic: no size can be guessed "
+                              "(give --input-shape, or use atc gears)", ref.input))
         for ref in plan.kept:
-            notes.append(f"input '{ref.input}' axis {ref.axis} ({ref.text}) kept dynamic (-1 in --input-shape)")
+            notes.append(Note(f"input '{ref.input}' axis {ref.axis} ({ref.text}) kept dynamic (-1 in --input-shape)",
+                              about=(ref.input,)))
         return PassResult(model, modified, notes)
 
 

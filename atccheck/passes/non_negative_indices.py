@@ -31,8 +31,7 @@ class NonNegativeIndices(NodeRewrite):
 
     name = "non-negative-indices"
     stage = "repair"
-    suggested_for = (FixLink("negative-indices"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"negative-indices"})
+    answers = (FixLink("negative-indices"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Gather", "ScatterND"})
     safe = True
     tolerance = 0.0

@@ -26,8 +26,7 @@ class PadZeroThenFill(NodeRewrite):
 
     name = "pad-zero-then-fill"
     stage = "repair"
-    suggested_for = (FixLink("pad-value-not-zero"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"pad-value-not-zero"})
+    answers = (FixLink("pad-value-not-zero"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Pad"})
     safe = True
     tolerance = 0.0

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes._graph import STANDARD_DOMAINS, Names, is_float, iter_graphs, prune_initializers, shapes_of
-from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.passes._graph import Names, is_float, iter_graphs, prune_initializers, shapes_of
+from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -35,9 +36,7 @@ class PreluSlope1d(FixPass):
 
     name = "prelu-slope-1d"
     stage = "repair"
-    suggested_for = (FixLink("input-shape-not-supported", "PRelu"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"input-shape-not-supported"})
-    op_types: ClassVar[frozenset[str] | None] = frozenset({"PRelu"})
+    answers = (FixLink("input-shape-not-supported", "PRelu"),)
     safe = True
     tolerance = 0.0
     rtol = 0.0
@@ -84,7 +83,7 @@ class PreluSlope1d(FixPass):
                     continue
                 elem = x_info.elem_type if x_info is not None else 0
                 if not is_float(elem):
-                    notes.append(f"PRelu '{label}' left as is: its input type is unknown or not float")
+                    notes.append(left(f"PRelu '{label}' left as is: its input type is unknown or not float", label))
                     nodes.append(node)
                     continue
                 zero = numpy_helper.from_array(np.zeros((), dtype=helper.tensor_dtype_to_np_dtype(elem)),

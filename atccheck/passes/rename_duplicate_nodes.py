@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
@@ -23,8 +23,7 @@ class RenameDuplicateNodes(FixPass):
 
     name = "rename-duplicate-nodes"
     stage = "repair"
-    suggested_for = (FixLink("duplicate-node-name"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"duplicate-node-name"})
+    answers = (FixLink("duplicate-node-name"),)
     safe = True
     tolerance = 0.0
     rtol = 0.0

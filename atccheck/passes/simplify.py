@@ -8,9 +8,9 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from atccheck.fixing.verify import INLINE_LIMIT
+from atccheck.model.files import INLINE_LIMIT, approx_size, save_with_external_data
 from atccheck.passes._onnx_tools import ToolRefused, call_tool, refusal
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
@@ -40,8 +40,12 @@ class Simplify(FixPass):
 
     name = "simplify"
     stage = "simplify"
-    suggested_for = (FixLink("dynamic-shape-unsupported"), FixLink("non-constant-input"))
-    fixes: ClassVar[frozenset[str]] = frozenset({"dynamic-shape-unsupported", "non-constant-input"})
+    answers = (
+        FixLink("dynamic-shape-unsupported", when={"foldable": (True,)}),
+        FixLink("non-constant-input", when={"foldable_once_static": (True,)}),
+        FixLink("dynamic-shape-unsupported", named=False),
+        FixLink("non-constant-input", named=False),
+    )
     safe = True
     copy_input = False  # onnxsim reads a serialization of the model; outputs are filled in on a copy
     tolerance = 1e-4
@@ -50,8 +54,6 @@ class Simplify(FixPass):
     def run(self, model: "onnx.ModelProto", ctx: PassContext) -> PassResult:
         import onnx
         import onnxsim
-
-        from atccheck.fixing.verify import approx_size
 
         problem = refusal(model, "onnxsim", sparse_ok=False)
         if problem is not None:
@@ -136,8 +138,6 @@ def _fill_output_shapes(model: "onnx.ModelProto", ctx: PassContext) -> None:
 def _simplify_through_files(model: "onnx.ModelProto") -> "onnx.ModelProto":
     import onnx
     import onnxsim
-
-    from atccheck.fixing.verify import save_with_external_data
 
     with tempfile.TemporaryDirectory(prefix="atccheck-simplify-") as tmp:
         source = Path(tmp) / "in.onnx"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from atccheck.passes._graph import STANDARD_DOMAINS, iter_graphs
+from atccheck.domains import AI_ONNX, STANDARD_DOMAINS
+from atccheck.passes._graph import iter_graphs
 from atccheck.passes._onnx_tools import ToolRefused, call_tool, refusal
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
@@ -30,9 +31,11 @@ class SingleOpsetImport(FixPass):
 
     name = "single-opset-import"
     stage = "single-opset-import"
-    suggested_for = (FixLink("multiple-opset-imports"), FixLink("custom-domain-op"))
-    fixes: ClassVar[frozenset[str]] = frozenset(
-        {"multiple-opset-imports", "custom-domain-op", "domain-without-opset-import"}
+    answers = (
+        FixLink("multiple-opset-imports"),
+        FixLink("custom-domain-op", when={"status": ("local-function",)}),
+        FixLink("custom-domain-op", named=False),
+        FixLink("domain-without-opset-import", named=False),
     )
     safe = True
     tolerance = 1e-6
@@ -63,7 +66,7 @@ class SingleOpsetImport(FixPass):
         renamed = 0
         for graph in iter_graphs(model.graph):
             for node in graph.node:
-                if node.domain == "ai.onnx":
+                if node.domain == AI_ONNX:
                     node.domain = ""
                     renamed += 1
         if renamed:
@@ -85,7 +88,7 @@ class SingleOpsetImport(FixPass):
             else:
                 dropped.append(f"{entry.domain} {entry.version}")
         standard_entries = [e for e in model.opset_import if e.domain in STANDARD_DOMAINS]
-        rewrite_standard = len(standard_entries) > 1 or any(e.domain == "ai.onnx" for e in standard_entries)
+        rewrite_standard = len(standard_entries) > 1 or any(e.domain == AI_ONNX for e in standard_entries)
         if dropped or rewrite_standard:
             entries = []
             if standard_version is not None:

@@ -44,8 +44,10 @@ class SplitLargeKernelConv(FixPass):
 
     name = "split-large-kernel-conv"
     stage = "split-kernels"
-    suggested_for = (FixLink("kernel-out-of-range", "Conv"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"kernel-out-of-range"})
+    answers = (
+        FixLink("kernel-out-of-range", "Conv", has=("kernel_hw",)),
+        FixLink("kernel-out-of-range", "Conv", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Conv"})
     safe = True
     tolerance = 1e-4

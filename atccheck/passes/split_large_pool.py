@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from atccheck.passes._graph import consumers
 from atccheck.passes._rewrite import Emitter, Rewriter, Site
@@ -39,9 +39,10 @@ class SplitLargePool(FixPass):
 
     name = "split-large-pool"
     stage = "split-kernels"
-    suggested_for = (FixLink("kernel-out-of-range", "MaxPool"), FixLink("kernel-out-of-range", "AveragePool"))
-    fixes: ClassVar[frozenset[str]] = frozenset({"kernel-out-of-range"})
-    op_types: ClassVar[frozenset[str] | None] = POOLS
+    answers = (
+        FixLink("kernel-out-of-range", "MaxPool"),
+        FixLink("kernel-out-of-range", "AveragePool"),
+    )
     safe = True
     tolerance = 1e-5
 

@@ -40,8 +40,7 @@ class UnrollLoop(FixPass):
 
     name = "unroll-loop"
     stage = "decompose"
-    suggested_for = (FixLink("unsupported-op", "Loop"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"unsupported-op"})
+    answers = (FixLink("unsupported-op", "Loop"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Loop"})
     safe = False
     tolerance = 1e-5

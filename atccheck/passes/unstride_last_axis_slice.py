@@ -38,8 +38,7 @@ class UnstrideLastAxisSlice(NodeRewrite):
 
     name = "unstride-last-axis-slice"
     stage = "repair"
-    suggested_for = (FixLink("slice-step-on-last-axis"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"slice-step-on-last-axis"})
+    answers = (FixLink("slice-step-on-last-axis"),)
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Slice"})
     safe = True
     tolerance = 0.0

@@ -27,8 +27,10 @@ class UsePytorchHalfPixel(NodeRewrite):
 
     name = "use-pytorch-half-pixel"
     stage = "repair"
-    suggested_for = (FixLink("attr-out-of-range", "Resize"),)
-    fixes: ClassVar[frozenset[str]] = frozenset({"attr-out-of-range"})
+    answers = (
+        FixLink("attr-out-of-range", "Resize", when={"attr": ("coordinate_transformation_mode",), "value": ("half_pixel",)}),
+        FixLink("attr-out-of-range", "Resize", named=False),
+    )
     op_types: ClassVar[frozenset[str] | None] = frozenset({"Resize"})
     safe = True
     tolerance = 0.0

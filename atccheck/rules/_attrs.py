@@ -7,15 +7,15 @@ CANN knowledge comes from the tables (``op_facts.json``). Nothing here reads wei
 from __future__ import annotations
 
 import math
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from atccheck.context import NodeContext
-from atccheck.rules._resolution import Status, resolve
+from atccheck.domains import is_standard
+from atccheck.lookup import Status, resolve
+from atccheck.model.schema import MISSING, attribute_default, input_names
 from atccheck.tables import OpFact
 
 if TYPE_CHECKING:  # pragma: no cover
-    import onnx.defs
 
     from atccheck.findings import Finding, Severity
     from atccheck.rules.base import Rule
@@ -24,59 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
 # attribute means "1 along each spatial axis" (strides, dilations) or "no padding" (pads).
 IMPLICIT_LIST_DEFAULTS = {"strides": 1, "dilations": 1, "pads": 0}
 
-MISSING = object()
-
-
-@cache
-def onnx_schema(op_type: str, opset: int) -> "onnx.defs.OpSchema | None":
-    """The standard-domain schema a node of this opset follows, or None (unknown op)."""
-    from atccheck.model import onnxpb
-
-    try:
-        return onnxpb.get_schema(op_type, opset, "")
-    except Exception:  # onnx raises SchemaError for unknown ops
-        return None
-
-
-def attribute_type_mismatches(node: "onnx.NodeProto", opset: int | None) -> tuple[tuple[str, str, str], ...]:
-    """(name, type found, type declared) for each attribute of a standard-domain node whose type is
-    not the one its ONNX schema declares (onnx.checker rejects such a node). Rules never see them.
-    """
-    from atccheck.model import onnxpb
-
-    if node.domain not in ("", "ai.onnx"):
-        return ()
-    schema = onnx_schema(node.op_type, opset or 1)
-    if schema is None:
-        return ()
-    types = onnxpb.AttributeProto.AttributeType
-    found = []
-    for attr in node.attribute:
-        declared = schema.attributes.get(attr.name)
-        if declared is None:
-            continue
-        expected = int(declared.type)  # type: ignore[call-overload]  # a pybind11 enum; onnx's stub omits __int__
-        if attr.type == expected:
-            continue
-        got = types.Name(attr.type) if attr.type in types.values() else f"type {attr.type}"
-        found.append((attr.name, got, types.Name(expected)))
-    return tuple(found)
-
-
 def onnx_default(op_type: str, opset: int | None, attr: str) -> Any:
     """The ONNX schema default of an attribute, or MISSING when the schema gives none."""
-    from atccheck.model import onnxpb
-
-    schema = onnx_schema(op_type, opset or 1)
-    if schema is None or attr not in schema.attributes:
-        return MISSING
-    default = onnxpb.attribute_default(schema.attributes[attr])
-    if default is None or default.type == onnxpb.AttributeProto.UNDEFINED:
-        return MISSING
-    value = onnxpb.attribute_value(default)
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="replace")
-    return value
+    return attribute_default(op_type, opset, attr)
 
 
 def effective_attr(node: NodeContext, attr: str) -> tuple[Any, bool]:
@@ -118,8 +68,7 @@ def show(value: Any) -> str:
 
 
 def formal_input_names(op_type: str, opset: int | None) -> list[str]:
-    schema = onnx_schema(op_type, opset or 1)
-    return [formal.name for formal in schema.inputs] if schema else []
+    return input_names(op_type, opset or 1) or []
 
 
 def input_rank(node: NodeContext) -> int | None:
@@ -164,7 +113,7 @@ def reaches_plugin(node: NodeContext) -> bool:
 def page_facts(node: NodeContext, kind: str) -> tuple[tuple[OpFact, ...], tuple[OpFact, ...]] | None:
     """The facts of ``kind`` about a standard-domain node that reaches its plugin: (those that hold in
     the target's profile, those of any profile); None when there are none or the node is not parsed."""
-    if node.domain not in ("", "ai.onnx"):
+    if not is_standard(node.domain):
         return None
     tables = node.ctx.tables
     facts = tables.op_facts_for(kind, node.op_type, None)
@@ -176,17 +125,16 @@ def page_facts(node: NodeContext, kind: str) -> tuple[tuple[OpFact, ...], tuple[
 def page_finding(rule: "Rule", node: NodeContext, kind: str, fact: OpFact, covered: bool, message: str,
                  severity: "Severity", hint: str, data: dict[str, Any]) -> "Finding":
     """A finding that rests on a published page's fact: an info, marked unverified, where the
-    page does not cover the target's profile (``covered`` False); the fix the catalog names."""
+    page does not cover the target's profile (``covered`` False); its hint names the fix pass."""
     from atccheck.findings import Severity
-    from atccheck.fixing import catalog as fix_catalog
 
     profile = node.ctx.target.profile.id
     if not covered:
         message += f"; CANN {profile} is not covered by that page (unverified)"
         severity = Severity.INFO
-    fix = fix_catalog.suggest(rule.name, node.op_type)
-    return rule.finding(node, message, hint=f"{hint} (atccheck fix: {fix.pass_name})",
-                        source=f"op_tables/op_facts.json {kind}; {fact.source}", severity=severity, fix=fix,
+    return rule.finding(node, message, hint=f"{hint} (atccheck fix: manual)",
+                        fix_hint=f"{hint} (atccheck fix: {{pass_name}})",
+                        source=f"op_tables/op_facts.json {kind}; {fact.source}", severity=severity,
                         data={**data, "profile": profile})
 
 

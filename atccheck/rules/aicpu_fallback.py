@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.domains import is_standard
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import ascend_ops, composite_members, effective_attr, reaches_plugin, same_value
 from atccheck.rules.base import Rule, register
 from atccheck.tables import Kernel, OpFact
@@ -55,7 +56,7 @@ class AicpuFallback(Rule):
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         ctx = node.ctx
-        if node.domain not in ("", "ai.onnx") or not ctx.has_kernel_facts:
+        if not is_standard(node.domain) or not ctx.has_kernel_facts:
             return
         if not reaches_plugin(node):
             return
@@ -86,7 +87,6 @@ class AicpuFallback(Rule):
                 f"it runs on AI CPU (CANN {profile.id})",
                 hint=self._hint(node, op),
                 source=f"op_tables/kernels.json {kernel.release} {kernel.family} {op}; {kernel.source}",
-                fix=FixSuggestion.manual(),
                 data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
                       "reason": "no-ai-core-kernel"},
             )
@@ -117,7 +117,6 @@ class AicpuFallback(Rule):
             hint=self._hint(node, names[0]),
             source=(f"op_tables/registry.json {node.parser_key} (Ascend mapping); op_tables/kernels.json "
                     f"{kernel.release} {kernel.family} {', '.join(names)}; {kernel.source}"),
-            fix=FixSuggestion.manual(),
             data={"ascend_op": names[0], "ascend_ops": names, "members": list(members), "family": kernel.family,
                   "release": kernel.release, "reason": "composite-member"},
         )
@@ -149,7 +148,6 @@ class AicpuFallback(Rule):
                 hint=f"use {fact.attr} {'/'.join(map(str, fact.values or ()))} if the model allows it, or accept the "
                 "AI CPU cost",
                 source=f"op_tables/op_facts.json check-supported-rejects; {fact.source}; op_tables/kernels.json",
-                fix=FixSuggestion.manual(),
                 data={"ascend_op": op, "family": kernel.family, "release": kernel.release,
                       "reason": "check-supported", "attr": fact.attr, "value": value},
             )

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import MISSING, effective_attr, reaches_plugin, same_value, show, source_kind
 from atccheck.rules.base import Rule, register
 from atccheck.tables import OpFact
@@ -111,7 +111,6 @@ class AttrIgnored(Rule):
             f"or verify the converted model's accuracy",
             source=f"op_tables/op_facts.json ignored-attr; {fact.source}",
             severity=Severity.INFO if unverified else Severity(fact.severity),
-            fix=FixSuggestion.manual(),
             data={"unverified": bool(unverified), "attr": fact.attr, "value": value if isinstance(value, (int, float, str, list)) else str(value),
                   "default_used": not present,
                   "honoured": list(fact.values) if fact.values is not None else None, "profile": profile,

@@ -6,8 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import (
     MISSING,
     effective_attr,
@@ -154,22 +153,15 @@ class AttrOutOfRange(Rule):
         if limit.atc_error:
             consequence += f" ({limit.atc_error})"
         note = f" ({limit.note})" if limit.note else ""
-        fix = fix_catalog.suggest(self.name, node.op_type, node.domain, attr=limit.attr, value=value)
-        if fix.pass_name == FixSuggestion.MANUAL:
-            fix = FixSuggestion.manual()
-        hint = (
-            f"run 'atccheck fix' ({fix.pass_name})" if fix.pass_name != FixSuggestion.MANUAL
-            else f"export {node.op_type} with {limit.attr} set to a supported value"
-        )
         return self.finding(
             node,
             f"{node.op_type} {limit.attr}={_show(value)}: CANN {profile} accepts {allowed}{note}; {consequence} "
             f"[{basis}]",
-            hint=hint,
+            hint=f"export {node.op_type} with {limit.attr} set to a supported value",
+            fix_hint="run 'atccheck fix' ({pass_name})",
             source=f"op_tables/attr_limits.json; {limit.source}",
             severity=severity,
             atc_error=limit.atc_error,
-            fix=fix,
             data={
                 "attr": limit.attr,
                 "value": value if isinstance(value, (int, float, str, list)) else str(value),

@@ -5,18 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.domains import STANDARD_DOMAINS
+from atccheck.findings import Finding, Severity
+from atccheck.lookup import Status, resolve
 from atccheck.rules._helpers import unregistered_error
-from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register
-from atccheck.tables import AI_ONNX
 
 PRECHECK_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc; Ascend/parser@a87083b:parser/common/pre_checker.cc"
 PROTO_SOURCE = "hicann/ge@ffdcbc9f7:graph_metadef/proto/onnx/ge_onnx.proto (IR_VERSION 6, no FunctionProto)"
 PLUGIN_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/tbe_plugin_loader.cc (custom plugins searched first)"
-INLINE_PASS = "single-opset-import"
-STANDARD_DOMAINS = ("", AI_ONNX)
+# Custom domains whose origin tells the user what to do instead of a plugin.
+DOMAIN_HINTS: dict[str, str] = {
+    # onnxruntime's level-"all" optimizer writes its CPU kernels' blocked NCHWc layout (ReorderInput,
+    # nchwc Conv/MaxPool/...), sized for the CPU that saved the model; level "extended" does not.
+    "com.microsoft.nchwc": (
+        "the model was saved by onnxruntime at optimization level 'all' (NCHWc layout for its CPU kernels): "
+        "save it again at level 'extended' (ORT_ENABLE_EXTENDED), whose fused ops 'atccheck fix' decomposes, "
+        "or use the model before onnxruntime optimized it"
+    ),
+}
 
 
 @register
@@ -71,28 +78,22 @@ class CustomDomainOp(Rule):
             return
         profile = ctx.target.profile
         key = node.parser_key
-        fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
         if res.status is Status.LOCAL_FUNCTION:
             message = (
                 f"{node.op_type} calls a model-local function; CANN {profile.id}'s parser reads ONNX IR 6 without "
                 f"functions, drops the definition and finds no plugin for key {key}"
             )
             hint = "inline the model's functions ('atccheck fix' runs single-opset-import) or re-export without them"
+            fix_hint = None
             source = f"{PROTO_SOURCE}; {PRECHECK_SOURCE}"
         else:
-            if fix.pass_name == INLINE_PASS:  # inlining helps function calls only
-                fix = FixSuggestion.manual()
             message = (
                 f"{node.op_type} is in domain '{node.domain}', for which CANN {profile.id} registers no parser "
                 f"plugin; ATC's pre-check has no key {key}"
             )
             plugin = f"write an ATC custom-op plugin registered as OriginOpType(\"{key}\")"
-            if fix.pass_name != FixSuggestion.MANUAL:
-                hint = f"run 'atccheck fix' ({fix.pass_name}) to decompose it into standard ops, or {plugin}"
-            elif node.domain in fix_catalog.DOMAIN_HINTS:
-                hint = fix_catalog.DOMAIN_HINTS[node.domain]
-            else:
-                hint = f"decompose it into standard ops, re-export without it, or {plugin}"
+            fix_hint = f"run 'atccheck fix' ({{pass_name}}) to decompose it into standard ops, or {plugin}"
+            hint = DOMAIN_HINTS.get(node.domain) or f"decompose it into standard ops, re-export without it, or {plugin}"
             source = f"op_tables/registry.json profile {profile.id}; {PRECHECK_SOURCE}; {PLUGIN_SOURCE}"
         yield self.finding(
             node,
@@ -100,6 +101,6 @@ class CustomDomainOp(Rule):
             hint=hint,
             source=source,
             atc_error=unregistered_error(ctx),
-            fix=fix,
             data={"parser_key": key, "status": res.status.value, "domain": node.domain},
+            fix_hint=fix_hint,
         )

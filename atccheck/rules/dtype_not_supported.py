@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.domains import is_standard
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import ascend_ops, fact_applies, formal_input_names, reaches_plugin
 from atccheck.rules.base import Rule, register
 from atccheck.tables import Kernel, OpSpec, SpecInput
@@ -81,7 +82,7 @@ class DtypeNotSupported(Rule):
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         ctx = node.ctx
-        if node.domain not in ("", "ai.onnx") or node.op_type in ctx.tables.native_types:
+        if not is_standard(node.domain) or node.op_type in ctx.tables.native_types:
             return
         if not reaches_plugin(node):
             return
@@ -172,7 +173,7 @@ class DtypeNotSupported(Rule):
                         hint="use a precision mode that casts to float16 (force_fp16, allow_fp32_to_fp16), or cast "
                         "the input",
                         source=f"op_tables/op_facts.json origin-dtype-rejected; {fact.source}",
-                        severity=Severity.ERROR, fix=FixSuggestion.manual(),
+                        severity=Severity.ERROR,
                         data=self._data(index, dtype, None, "page:origin-mode", mode),
                     )
         page = list(item.dtypes) if item is not None and item.dtypes else None
@@ -197,7 +198,7 @@ class DtypeNotSupported(Rule):
                     f"{label}: {node.op_type} becomes {where}; {core_text} and {cpu_text}, so no kernel takes "
                     f"{dtype} (precision mode {mode}); ATC fails with EZ3003",
                     hint=f"cast the input to a dtype the kernel takes ({'/'.join(core or view.kernel.aicpu_dtypes)})",
-                    source=source, severity=Severity.ERROR, atc_error="EZ3003", fix=FixSuggestion.manual(),
+                    source=source, severity=Severity.ERROR, atc_error="EZ3003",
                     data=self._data(index, dtype, list(core or ()), "kernels", mode),
                 )
             if view.aicpu_accepts is not False:
@@ -206,7 +207,7 @@ class DtypeNotSupported(Rule):
                     f"{label}: {node.op_type} becomes {where}; {core_text}, so {dtype} runs on the AI CPU kernel "
                     f"(precision mode {mode})",
                     hint="cast the input to a dtype the AI Core kernel takes, or accept the AI CPU cost",
-                    source=source, fix=FixSuggestion.manual(),
+                    source=source,
                     data=self._data(index, dtype, list(core or ()), "kernels:aicpu", mode),
                 )
         # 3. the AI Core dtypes are chosen by op_select_format (no list): the page's list and the AI CPU
@@ -227,7 +228,7 @@ class DtypeNotSupported(Rule):
                 f"AI CPU, or fail (no kernel dtype facts for this op){scope}",
                 hint=f"cast the input to {'/'.join(page)} at export time",
                 source=f"op_tables/op_spec.json {node.op_type}; {spec.source if spec else ''}",
-                severity=severity, fix=FixSuggestion.manual(),
+                severity=severity,
                 data=self._data(index, dtype, page, "page", mode),
             )
         return None
@@ -248,7 +249,7 @@ class DtypeNotSupported(Rule):
                 node, f"{head}, and its AI CPU kernel takes {dtype}: it runs on AI CPU (precision mode "
                 f"{target.precision_mode})",
                 hint=f"cast the input to {'/'.join(page)} to keep the op on AI Core, or accept the AI CPU cost",
-                source=source, fix=FixSuggestion.manual(),
+                source=source,
                 data=self._data(index, dtype, page, "page+aicpu", target.precision_mode),
             )
         if kernel.host_cpu:
@@ -257,7 +258,6 @@ class DtypeNotSupported(Rule):
                 f"{dtype} on the host CPU, or fail with EZ3003 (precision mode {target.precision_mode})",
                 hint=f"cast the input to {'/'.join(page)} at export time",
                 source=f"{source}; host CPU kernel config of the package",
-                fix=FixSuggestion.manual(),
                 data=self._data(index, dtype, page, "page+host-cpu", target.precision_mode),
             )
         cpu_text = (f"its AI CPU kernel takes {'/'.join(kernel.aicpu_dtypes)}" if kernel.aicpu
@@ -267,7 +267,7 @@ class DtypeNotSupported(Rule):
             f"{target.precision_mode}); ATC fails with EZ3003",
             hint=f"cast the input to {'/'.join(page)} at export time",
             source=source, severity=Severity.ERROR if page_speaks else Severity.WARNING,
-            atc_error="EZ3003" if page_speaks else None, fix=FixSuggestion.manual(),
+            atc_error="EZ3003" if page_speaks else None,
             data=self._data(index, dtype, page, "page+no-aicpu", target.precision_mode),
         )
 
@@ -286,7 +286,6 @@ class DtypeNotSupported(Rule):
             hint="nothing to do; 'atccheck fix' (simplify) folds it in the file too",
             source=f"{FOLD_SOURCE}; {worst[0].source}",
             severity=Severity.INFO,
-            fix=FixSuggestion.manual(),
             data={"dtypes": dtypes, "fact": "folded", "unfolded_severity": severity},
         )
 
@@ -311,7 +310,6 @@ class DtypeNotSupported(Rule):
             hint=f"cast to one of {'/'.join(allowed)} if the consumers allow it",
             source=f"op_tables/op_spec.json Cast outputs; {spec.source}",
             severity=Severity.WARNING if page_speaks else Severity.INFO,
-            fix=FixSuggestion.manual(),
             data={"output_dtype": dtype, "allowed": allowed, "fact": "page"},
         )
 

@@ -6,7 +6,6 @@ from collections.abc import Iterable
 
 from atccheck.context import CheckContext
 from atccheck.findings import ROOT_GRAPH, Finding, Location, Severity
-from atccheck.fixing import catalog as fix_catalog
 from atccheck.model.graph import GraphNode
 from atccheck.rules.base import Rule, register
 
@@ -51,8 +50,6 @@ class DuplicateNodeName(Rule):
     name = "duplicate-node-name"
     severity = Severity.ERROR
     op_types = frozenset()
-    fix_pass = "rename-duplicate-nodes"
-    fix_safe = True
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         nodes: dict[str, list[GraphNode]] = {}
@@ -60,7 +57,6 @@ class DuplicateNodeName(Rule):
             if gnode.graph == ROOT_GRAPH and gnode.node.name:
                 nodes.setdefault(gnode.node.name, []).append(gnode)
         inputs = set(ctx.graph.real_inputs)
-        fix = fix_catalog.suggest(self.name)
         for name, users in nodes.items():
             is_input = name in inputs
             count = len(users) + (1 if is_input else 0)
@@ -85,7 +81,6 @@ class DuplicateNodeName(Rule):
                 hint="give every node a unique name ('atccheck fix' runs rename-duplicate-nodes)",
                 source=PRECHECK_SOURCE,
                 atc_error="E13009",
-                fix=fix,
                 data={
                     "name": name,
                     "occurrences": count,

@@ -6,8 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from atccheck.context import CheckContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.findings import Finding, Severity
 from atccheck.model.shapes import Dim, type_info
 from atccheck.rules.base import Rule, register
 
@@ -93,8 +92,6 @@ class DynamicInputShape(Rule):
     name = "dynamic-input-shape"
     severity = Severity.ERROR
     op_types = frozenset()
-    fix_pass = "make-inputs-static"
-    fix_safe = True
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         inputs = {vi.name: vi for vi in ctx.model.graph.input}
@@ -136,7 +133,6 @@ class DynamicInputShape(Rule):
                 "or re-export with the input's shape",
                 source=PARSE_SOURCE,
                 severity=Severity.WARNING,
-                fix=FixSuggestion.manual(),
                 data={"input": name, "rank_read_by_atc": 0},
             )
 
@@ -168,8 +164,6 @@ class DynamicInputShape(Rule):
             f"{check_flag} \"{gear_values}\" (atc: --input_shape=\"{gear_shape}\" {gear_option}=\"{gear_values}\"{nd}; "
             f"example gears){bare}"
         )
-        fix = fix_catalog.suggest(self.name)
-        fix = FixSuggestion(fix.pass_name, fix.safe, {"input": item.name, "shape": item.static_dims(sizes)})
         return self.finding(
             ctx,
             f"input '{item.name}' has dynamic dims on axes {axes_text}; ATC reads them as -1 and stops with "
@@ -177,7 +171,6 @@ class DynamicInputShape(Rule):
             hint=hint,
             source=f"{PARSE_SOURCE}; {CHECK_SOURCE}; {GEAR_SOURCE}; {DYNAMIC_SOURCE}",
             atc_error="E10001",
-            fix=fix,
             data={
                 "input": item.name,
                 "axes": list(item.axes),

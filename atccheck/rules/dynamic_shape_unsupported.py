@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext, NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.domains import is_standard
+from atccheck.findings import Finding, Severity
 from atccheck.rules.base import Rule, register
-from atccheck.tables import AI_ONNX
 
 RANGE_SOURCE = "hicann/ge@ffdcbc9f7:compiler/api/aclgrph/option_utils.cc (-1 without a gear option becomes a shape range)"
 EZ3002_SOURCE = "hicann/runtime@681ef7610:src/dfx/error_manager/error_code.json (EZ3002 'Dynamic shape is not supported on this chip!')"
@@ -70,8 +69,6 @@ class DynamicShapeUnsupported(Rule):
     name = "dynamic-shape-unsupported"
     severity = Severity.ERROR
     op_types = None
-    fix_pass = "simplify"
-    fix_safe = True
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         kept = {name: [a for a, d in enumerate(dims) if d < 0] for name, dims in ctx.input_shapes.items()}
@@ -99,13 +96,12 @@ class DynamicShapeUnsupported(Rule):
             source=f"{RANGE_SOURCE}; {EZ3002_SOURCE}",
             severity=self._severity(ctx),
             atc_error=None if soc.dynamic_shape else "EZ3002",
-            fix=FixSuggestion.manual(),
             data={"inputs": {name: axes for name, axes in kept.items()}, "input_shape": text,
                   "chip_dynamic_shape": soc.dynamic_shape},
         )
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
-        if node.domain not in ("", AI_ONNX):
+        if not is_standard(node.domain):
             return
         ctx = node.ctx
         reads = node.ctx.graph.reads(node.node)
@@ -145,7 +141,6 @@ class DynamicShapeUnsupported(Rule):
             source=f"{RANGE_SOURCE}; {EZ3002_SOURCE}; {GEAR_SOURCE}",
             severity=self._severity(ctx),
             atc_error=None if soc.dynamic_shape else "EZ3002",
-            fix=FixSuggestion.manual(),
             data=_data(unknown, values, False, soc.dynamic_shape),
         )
 
@@ -158,7 +153,6 @@ class DynamicShapeUnsupported(Rule):
             hint="run 'atccheck fix' (simplify) to fold it into constants so every later check sees static shapes",
             source=f"{RANGE_SOURCE}; {FOLD_SOURCE}",
             severity=Severity.INFO,
-            fix=fix_catalog.suggest(self.name, node.op_type, node.domain),
             data=_data(unknown, values, True, node.ctx.target.soc.dynamic_shape),
         )
 

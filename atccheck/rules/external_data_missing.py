@@ -6,8 +6,8 @@ import os
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext
-from atccheck.fileio import LFS_POINTER_MAX_BYTES, file_kind, is_lfs_pointer
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.file_kinds import LFS_POINTER_MAX_BYTES, file_kind, is_lfs_pointer
+from atccheck.findings import Finding, Severity
 from atccheck.rules.base import Rule, register
 
 PARSER_SOURCE = ("shared/reference/notes/cann_source.md section 4 (external data becomes FileConstant; location "
@@ -89,7 +89,6 @@ class ExternalDataMissing(Rule):
                 hint=("fetch the real file with 'git lfs pull'" if reason == "lfs-pointer" else
                       f"put the complete '{location}' next to the .onnx, or save the model again with its weights"),
                 source=f"{PARSER_SOURCE}; {FAILURE_SOURCE}",
-                fix=FixSuggestion.manual(),
                 data={"location": location, "reason": reason, "size": size, "needed": needed, "tensor": tensor_name,
                       **({"detail": detail} if detail else {})},
             )

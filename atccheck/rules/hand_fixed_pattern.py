@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import effective_attr, formal_input_names, reaches_plugin, same_value
 from atccheck.rules.base import Rule, register
 from atccheck.tables import OpFact
@@ -73,7 +73,6 @@ class HandFixedPattern(Rule):
                 "onnxruntime",
                 source=f"op_tables/op_facts.json {KIND}; {fact.source}",
                 severity=Severity(fact.severity),
-                fix=FixSuggestion.manual(),
                 data={"pattern": pattern, "profile": ctx.target.profile.id},
             )
 

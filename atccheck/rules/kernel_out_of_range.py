@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import kernel_spatial, reaches_plugin
 from atccheck.rules.base import Rule, register
 from atccheck.tables import OpFact, Tables
@@ -100,9 +99,6 @@ class KernelOutOfRange(Rule):
                 info = node.input_info(0)
                 known = info is not None and info.shape is not None
                 static = known and info is not None and info.is_static
-                fix = fix_catalog.suggest(self.name, "Conv")
-                if fix.pass_name != FixSuggestion.MANUAL:
-                    fix = FixSuggestion(fix.pass_name, fix.safe, {"max_kernel": limit})
                 source = f"op_tables/limits.json {name}; {tbl.limits[name].source}"
                 data = {"kernel_hw": list(kernel), "limit": limit, "static_shape": static, "fixpipe": soc.fixpipe}
                 if (static or not known) and max(kernel) <= hard:
@@ -112,7 +108,7 @@ class KernelOutOfRange(Rule):
                         f"Conv kernel H/W {kernel[0]}x{kernel[1]} exceeds {limit} ({name}) on {where}; in static "
                         f"shape ATC compiles it through the slow l0a_dma im2col path{unknown}",
                         hint="split the kernel into parts of at most the limit (atccheck fix)",
-                        source=source, fix=fix, data=data,
+                        source=source, data=data,
                     )
                 else:
                     why = "the input shape is not static" if not static else f"it exceeds {hard}"
@@ -122,7 +118,7 @@ class KernelOutOfRange(Rule):
                         f"ATC fails with E60011",
                         hint="split the kernel into parts of at most the limit (atccheck fix), or give static "
                         "input shapes",
-                        source=source, severity=Severity.ERROR, atc_error="E60011", fix=fix, data=data,
+                        source=source, severity=Severity.ERROR, atc_error="E60011", data=data,
                     )
         checked = (("strides", "conv_stride_max"), ("pads", "conv_pad_max"), ("dilations", "conv_dilation_max"))
         for attr, name in checked:
@@ -140,8 +136,7 @@ class KernelOutOfRange(Rule):
                     node,
                     f"Conv {attr} {values} has a value above {hard} (conv_param_hard_max); ATC fails with E60011",
                     hint=f"use {attr} of at most {limit}",
-                    source=source, severity=Severity.ERROR, atc_error="E60011",
-                    fix=FixSuggestion.manual(), data=data,
+                    source=source, severity=Severity.ERROR, atc_error="E60011", data=data,
                 )
             else:
                 yield self.finding(
@@ -149,7 +144,7 @@ class KernelOutOfRange(Rule):
                     f"Conv {attr} {values} exceed {limit} ({name}) on {where}; ATC compiles the convolution "
                     f"through the slow l0a_dma im2col path",
                     hint=f"use {attr} of at most {limit} where the model allows it",
-                    source=source, fix=FixSuggestion.manual(), data=data,
+                    source=source, data=data,
                 )
 
     # ---------------------------------------------------------------- pools
@@ -171,7 +166,7 @@ class KernelOutOfRange(Rule):
                 f"[1, {kmax}]",
                 hint=POOL_HINT,
                 source=f"op_tables/limits.json pool_kernel_max; {tbl.limits['pool_kernel_max'].source}",
-                severity=Severity.ERROR, fix=fix_catalog.suggest(self.name, node.op_type),
+                severity=Severity.ERROR,
                 data={"kernel_shape": kernel, "limit": kmax},
             )
             return
@@ -194,7 +189,6 @@ class KernelOutOfRange(Rule):
                     f"AI CPU instead of the AI Core kernel on {where}",
                     hint=POOL_HINT,
                     source=f"op_tables/limits.json pool_aicpu_window_area, pool_aicpu_stride; {plugin}",
-                    fix=fix_catalog.suggest(self.name, node.op_type),
                     data={"kernel_hw": hw, "strides": strides, "window_area_limit": area_max,
                           "stride_limit": stride_max},
                 )
@@ -235,7 +229,6 @@ class KernelOutOfRange(Rule):
                     f"({kernel.family} sets the flag), and GE runs the AI CPU kernel on {ctx.target.soc.name}",
                     hint=POOL_HINT,
                     source=f"{source}; op_tables/kernels.json AvgPoolV2 {kernel.family}",
-                    fix=fix_catalog.suggest(self.name, node.op_type),
                     data=data,
                 )
             else:
@@ -246,7 +239,7 @@ class KernelOutOfRange(Rule):
                     f"{ctx.target.soc.name}; ATC fails with EZ3002",
                     hint=POOL_HINT,
                     source=f"{source}; op_tables/kernels.json ({ctx.target.soc.kernel_family})",
-                    severity=Severity.ERROR, atc_error="EZ3002", fix=fix_catalog.suggest(self.name, node.op_type),
+                    severity=Severity.ERROR, atc_error="EZ3002",
                     data=data,
                 )
             return
@@ -265,7 +258,6 @@ class KernelOutOfRange(Rule):
             hint=POOL_HINT,
             source=(f"op_tables/limits.json avgpool_page_window_area_max, avgpool_kernel_hw_max; "
                     f"{tbl.limits['avgpool_page_window_area_max'].source}"),
-            fix=fix_catalog.suggest(self.name, node.op_type),
             data=data,
         )
 

@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from atccheck.context import CheckContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.domains import is_standard
+from atccheck.findings import Finding, Severity
 from atccheck.model.loading import element_size, iter_graph_tensors, tensor_nbytes
 from atccheck.model.toposort import dataflow_order
 from atccheck.rules.base import Rule, register
@@ -90,7 +91,6 @@ class MemoryOverBudget(Rule):
             hint="lower the batch or sequence length in --input-shape, quantize or split the model, or target a chip "
             "with more memory; pass --device-memory GIB if the device has a different amount",
             source=budget_source,
-            fix=FixSuggestion.manual(),
             data={
                 "estimate_bytes": estimate.total,
                 "weights_bytes": estimate.weights,
@@ -130,7 +130,7 @@ def estimate_memory(ctx: CheckContext) -> Estimate | None:
     for name in ctx.graph.real_inputs:
         spans[name] = [0, 0]
     for index, node in enumerate(nodes):
-        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+        if node.op_type == "Constant" and is_standard(node.domain):
             continue  # counted with the weights
         for name in node.output:
             if name:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.findings import Finding, Severity
 from atccheck.rules.base import Rule, register
 
 
@@ -62,6 +62,5 @@ class ModelTooLarge(Rule):
             "to the .onnx so the .onnx itself stays under 2 GiB",
             source=limit.source,
             atc_error=code,
-            fix=FixSuggestion.manual(),
             data={"file_size": size, "limit": limit.value},
         )

@@ -6,10 +6,9 @@ from collections import Counter
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext
+from atccheck.domains import STANDARD_DOMAINS, is_standard
 from atccheck.findings import Finding, Severity
-from atccheck.fixing import catalog as fix_catalog
 from atccheck.rules.base import Rule, register
-from atccheck.tables import AI_ONNX
 
 PARSER_SOURCE = (
     "hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc (ConstructOriType, every tag v8.5.0...v9.2.0-beta.1); "
@@ -59,8 +58,6 @@ class MultipleOpsetImports(Rule):
     name = "multiple-opset-imports"
     severity = Severity.ERROR
     op_types = frozenset()
-    fix_pass = "single-opset-import"
-    fix_safe = True
 
     def check_model(self, ctx: CheckContext) -> Iterable[Finding]:
         profile = ctx.target.profile
@@ -71,7 +68,7 @@ class MultipleOpsetImports(Rule):
         default_nodes = domains.get("", 0)
         if not default_nodes:
             return
-        kept = next((d for d in ("", AI_ONNX) if d in imports), None)
+        kept = next((d for d in STANDARD_DOMAINS if d in imports), None)
         extras = [d for d in imports if d != kept]
         function_domains = {domain for domain, _ in ctx.local_functions}
         function_calls = Counter(g.domain for g in ctx.graph.nodes if (g.domain, g.op_type) in ctx.local_functions)
@@ -79,7 +76,7 @@ class MultipleOpsetImports(Rule):
         unused = [d for d in extras if not domains.get(d)]
         # Imports whose every user is a local-function call go away when the functions are inlined.
         only_functions = [d for d in used_by_nodes if function_calls.get(d) == domains[d] and d in function_domains]
-        respelled = [d for d in used_by_nodes if d in ("", AI_ONNX)]  # both spellings of ai.onnx imported
+        respelled = [d for d in used_by_nodes if is_standard(d)]  # both spellings of ai.onnx imported
         blocking = [d for d in used_by_nodes if d not in only_functions and d not in respelled]
         listed = ", ".join(f"{_spell(d)} {v}" for d, v in imports.items())
         yield self.finding(
@@ -90,7 +87,6 @@ class MultipleOpsetImports(Rule):
             hint=_hint(unused, only_functions, respelled, blocking, used_by_nodes),
             source=PARSER_SOURCE,
             atc_error="E16005",
-            fix=fix_catalog.suggest(self.name),
             data={
                 "opset_imports": {d: v for d, v in imports.items()},
                 "default_domain_nodes": default_nodes,

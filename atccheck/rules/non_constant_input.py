@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.findings import Finding, Severity
+from atccheck.model.schema import input_names
 from atccheck.rules.base import Rule, register
 from atccheck.tables import SpecInput, tables
 
@@ -56,15 +56,13 @@ class NonConstantInput(Rule):
     op_types = frozenset(
         op for op, spec in tables().op_specs.items() if any(item.const_required for item in spec.inputs)
     )
-    fix_pass = "simplify"
-    fix_safe = True
 
     def check_node(self, node: NodeContext) -> Iterable[Finding]:
         ctx = node.ctx
         spec = ctx.tables.op_specs.get(node.op_type)
         if spec is None:
             return
-        names = _schema_input_names(node)
+        names = input_names(node.op_type, node.opset, node.domain)
         for item in spec.inputs:
             if not item.const_required:
                 continue
@@ -93,7 +91,6 @@ class NonConstantInput(Rule):
                 hint="run 'atccheck fix' (simplify) to fold it into an initializer",
                 source=source,
                 severity=Severity.WARNING,
-                fix=fix_catalog.suggest(self.name, node.op_type, node.domain),
                 data={**data, "foldable": True, "foldable_once_static": True},
             )
         if ctx.graph.is_foldable(value, _shapes_static):
@@ -106,7 +103,6 @@ class NonConstantInput(Rule):
                 "(simplify) to fold it into an initializer",
                 source=source,
                 severity=Severity.WARNING,
-                fix=fix_catalog.suggest(self.name, node.op_type, node.domain),
                 data={**data, "foldable": False, "foldable_once_static": True, "dynamic_inputs": dynamic},
             )
         return self.finding(
@@ -116,7 +112,6 @@ class NonConstantInput(Rule):
             hint="make the value a constant in the model (fixed scales or sizes, fixed thresholds), or, if it "
             "depends only on input shapes, fix them with --input-shape and run 'atccheck fix' (simplify)",
             source=source,
-            fix=FixSuggestion.manual(),
             data={**data, "foldable": False, "foldable_once_static": False},
         )
 
@@ -124,20 +119,6 @@ class NonConstantInput(Rule):
 def _shapes_static(_name: str) -> bool:
     """Foldability as if every shape were static (Shape and Size of anything fold)."""
     return True
-
-
-def _schema_input_names(node: NodeContext) -> list[str] | None:
-    """The ONNX schema's input names at the node's opset, or None when unknown."""
-    from atccheck.model import onnxpb
-
-    opset = node.opset
-    if opset is None:
-        return None
-    try:
-        schema = onnxpb.get_schema(node.op_type, opset, node.domain)
-    except Exception:  # onnx raises SchemaError for unknown ops or opsets
-        return None
-    return [formal.name for formal in schema.inputs]
 
 
 def _index_of(item: SpecInput, names: list[str] | None) -> int | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext, NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.domains import is_standard
+from atccheck.findings import Finding, Severity
+from atccheck.lookup import Status, resolve
 from atccheck.rules._helpers import opsets_text, unregistered_error
-from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register
 from atccheck.tables import AI_ONNX, Profile, Registration
 
@@ -69,7 +69,6 @@ class OpsetNotRegistered(Rule):
                 hint=f"convert the model to opset {target} ('atccheck fix' runs convert-opset) or re-export with it",
                 source=f"op_tables/registry.json profile {ctx.target.profile.id}; {KEY_SOURCE}",
                 atc_error=unregistered_error(ctx),
-                fix=FixSuggestion("convert-opset", True, {"to_opset": target}),
                 data={"model_opset": opset, "profile_max_opset": highest, "suggested_opset": target},
             )
 
@@ -82,10 +81,6 @@ class OpsetNotRegistered(Rule):
         profile = node.ctx.target.profile
         registered = opsets_text(reg.opsets)
         basis = _basis(reg, res.opset, profile)
-        fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
-        target_opset = _nearest(reg, res.opset)
-        if fix.pass_name == "convert-opset" and target_opset is not None:
-            fix = FixSuggestion("convert-opset", True, {"to_opset": target_opset})
         if res.status is Status.OPSET_UNVERIFIED:
             why = profile.unverified_basis or "only a source other than this profile's registers this opset"
             yield self.finding(
@@ -98,7 +93,6 @@ class OpsetNotRegistered(Rule):
                 source="; ".join(reg.source),
                 severity=Severity.WARNING,
                 atc_error=unregistered_error(node.ctx),
-                fix=fix,
                 data={"parser_key": node.parser_key, "registered_opsets": list(reg.opsets), "basis": basis},
             )
             return
@@ -109,7 +103,6 @@ class OpsetNotRegistered(Rule):
             hint="convert the model to a registered opset ('atccheck fix' runs convert-opset) or re-export",
             source="; ".join(reg.source),
             atc_error=unregistered_error(node.ctx),
-            fix=fix,
             data={"parser_key": node.parser_key, "registered_opsets": list(reg.opsets), "basis": basis},
         )
 
@@ -117,7 +110,7 @@ class OpsetNotRegistered(Rule):
 def _any_lookup_fails(ctx: CheckContext) -> bool:
     """At least one node fails the parser lookup (Constant-only models and custom domains do not)."""
     failing = (Status.OPSET_NOT_REGISTERED, Status.UNREGISTERED_OP)
-    return any(gnode.domain in ("", AI_ONNX) and resolve(NodeContext(gnode, ctx)).status in failing
+    return any(is_standard(gnode.domain) and resolve(NodeContext(gnode, ctx)).status in failing
                for gnode in ctx.graph.nodes)
 
 
@@ -132,17 +125,9 @@ def _basis(reg: Registration, opset: int, profile: Profile) -> str:
     return "published list; neither CANN source adds it"
 
 
-def _nearest(reg: Registration, opset: int) -> int | None:
-    """The registered opset convert-opset should aim at: the highest below, else the lowest above."""
-    below = [v for v in reg.opsets if v <= opset]
-    if below:
-        return max(below)
-    return min(reg.opsets, default=None)
-
-
 def best_opset(ctx: CheckContext) -> int:
     """The ai.onnx opset at which the most standard nodes are registered (the highest on ties)."""
-    types = {g.op_type for g in ctx.graph.nodes if g.domain in ("", AI_ONNX)}
+    types = {g.op_type for g in ctx.graph.nodes if is_standard(g.domain)}
     looked_up = [ctx.registry.lookup("", t) for t in types]
     regs = [r for r in looked_up if r is not None and r.opsets]
     highest = ctx.registry.max_opset(AI_ONNX)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
+from atccheck.findings import Finding, Severity
 from atccheck.model.shapes import TensorInfo
 from atccheck.rules.base import Rule, register
 
@@ -87,7 +87,6 @@ class OversizedBlock(Rule):
             f"{ctx.target.soc.name}; ATC may reject the op or build it through a slower path (not verified per chip)",
             hint="split the input along W into slices within the range and concatenate the results, or downscale it",
             source=limit.source,
-            fix=FixSuggestion.manual(),
             data={"width": width, "limit": limit.value, "limit_name": limit_name, "shape": list(info.shape)},  # type: ignore[arg-type]
         )
 
@@ -121,7 +120,6 @@ class OversizedBlock(Rule):
                 hint="resize in several steps that stay within the limit, or do this resize on the host",
                 source=f"{limit.source}; {CHECK_SUPPORTED_SOURCE}",
                 severity=Severity.WARNING,
-                fix=FixSuggestion.manual(),
                 data={"dims_over_limit": over, "limit": limit.value, "ascend_op": limit.kernel, "aicpu_kernel": None},
             )
             return
@@ -140,7 +138,6 @@ class OversizedBlock(Rule):
                 hint="resize in several steps that stay within the limit, or do this resize on the host",
                 source=f"{source}; {kernel.source}",
                 severity=Severity.WARNING,
-                fix=FixSuggestion.manual(),
                 data=data,
             )
             return
@@ -153,7 +150,6 @@ class OversizedBlock(Rule):
             source=source if kernel is None else f"{source}; {kernel.source}",
             severity=Severity.ERROR,
             atc_error="EZ3003",
-            fix=FixSuggestion.manual(),
             data=data,
         )
 
@@ -173,7 +169,6 @@ class OversizedBlock(Rule):
             f"it may exhaust hardware resources ({ctx.target.soc.name})",
             hint=f"lower max_output_boxes_per_class to {limit.value} or less, or run NMS on the host",
             source=limit.source,
-            fix=FixSuggestion.manual(),
             data={"max_output_boxes_per_class": boxes, "limit": limit.value},
         )
 

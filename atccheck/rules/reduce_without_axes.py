@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
-from atccheck.findings import Finding, FixSuggestion, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.findings import Finding, Severity
 from atccheck.rules._attrs import effective_attr, formal_input_names, page_facts
 from atccheck.rules.base import Rule, register
 
@@ -62,9 +61,6 @@ class ReduceWithoutAxes(Rule):
             return
         info = node.input_info(0)
         rank = info.rank if info is not None else None
-        fix = fix_catalog.suggest(self.name, node.op_type)
-        if fix.pass_name != FixSuggestion.MANUAL and rank is not None:
-            fix = FixSuggestion(fix.pass_name, fix.safe, {"axes": list(range(rank))})
         every = f" (axes {list(range(rank))})" if rank is not None else ""
         if here:
             message = (
@@ -86,7 +82,6 @@ class ReduceWithoutAxes(Rule):
             hint="list every axis explicitly (atccheck fix: explicit-reduce-axes)",
             source=f"op_tables/op_facts.json {KIND}; {fact.source}",
             severity=severity,
-            fix=fix,
             data={"axes": how, "rank": rank, "profile": profile},
         )
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from atccheck.context import NodeContext
+from atccheck.domains import is_standard
 from atccheck.findings import Finding, Severity
-from atccheck.fixing import catalog as fix_catalog
+from atccheck.lookup import Status, resolve
 from atccheck.rules._helpers import unregistered_error
-from atccheck.rules._resolution import Status, resolve
 from atccheck.rules.base import Rule, register
 
 PARSER_SOURCE = "hicann/ge@ffdcbc9f7:parser/parser/common/pre_checker.cc"
@@ -54,7 +54,7 @@ class UnsupportedOp(Rule):
             return
         ctx = node.ctx
         profile = ctx.target.profile
-        default_domain = node.domain in ("", "ai.onnx")
+        default_domain = is_standard(node.domain)
         standard = default_domain and node.op_type in _standard_ops()
         if standard:
             what = "a standard ONNX op"
@@ -62,20 +62,14 @@ class UnsupportedOp(Rule):
             what = "not a standard ONNX op (a custom op in the default domain)"
         else:
             what = f"in domain '{node.domain}', which has other plugins but not this op"
-        fix = fix_catalog.suggest(self.name, node.op_type, node.domain)
-        hint = (
-            f"run 'atccheck fix' ({fix.pass_name}) to rewrite it into registered ops"
-            if fix.pass_name != "manual"
-            else "replace it with registered ops, re-export without it, or add an ATC custom-op plugin"
-        )
         yield self.finding(
             node,
             f"{node.op_type} ({what}) has no ONNX parser plugin in CANN {profile.id} at any opset; "
             f"ATC stops at key {node.parser_key}",
-            hint=hint,
+            hint="replace it with registered ops, re-export without it, or add an ATC custom-op plugin",
+            fix_hint="run 'atccheck fix' ({pass_name}) to rewrite it into registered ops",
             source=f"op_tables/registry.json profile {profile.id}; {PARSER_SOURCE}",
             atc_error=unregistered_error(ctx),
-            fix=fix,
             data={"parser_key": node.parser_key, "standard_onnx_op": standard},
         )
 
@@ -85,7 +79,7 @@ def _standard_ops() -> frozenset[str]:
     if _STANDARD is None:
         from atccheck.model import onnxpb
 
-        _STANDARD = frozenset(s.name for s in onnxpb.all_schemas_with_history() if s.domain in ("", "ai.onnx"))
+        _STANDARD = frozenset(s.name for s in onnxpb.all_schemas_with_history() if is_standard(s.domain))
     return _STANDARD
 
 

@@ -44,6 +44,20 @@ class Tables:
         return loader.load_profiles(self.docs)
 
     @cached_property
+    def default_profile(self) -> Profile:
+        """The profile used when none is given (op_tables/curated/profiles.json ``default``)."""
+        return next(p for p in self.profiles.values() if p.default)
+
+    @cached_property
+    def default_precision_mode(self) -> str:
+        """ATC's own --precision_mode default, as the option table states it (its first word)."""
+        option = self.atc_options["--precision_mode"]
+        value = (option.default or "").split(" ", 1)[0]
+        if value not in (option.allowed_values or ()):
+            raise ValueError(f"op_tables/atc_options.json: --precision_mode default {option.default!r} is not a value")
+        return value
+
+    @cached_property
     def source_labels(self) -> dict[str, str]:
         """Repository path -> a name for people (a mirror's own name can mislead); see label_sources."""
         return loader.load_source_labels(self.docs)

@@ -28,9 +28,11 @@ from atccheck.tables.schema import (
 )
 
 TABLE_FILES = (
+    "aipp.json",
     "atc_errors.json",
     "atc_options.json",
     "attr_limits.json",
+    "command_files.json",
     "kernels.json",
     "limits.json",
     "op_facts.json",

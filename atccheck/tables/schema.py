@@ -10,12 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-AI_ONNX = "ai.onnx"
-
-
-def normalize_domain(domain: str) -> str:
-    """The parser's spelling of a node domain: the empty domain is ``ai.onnx``."""
-    return domain or AI_ONNX
+from atccheck.domains import AI_ONNX, normalize_domain  # re-exported through atccheck.tables
 
 
 @dataclass(frozen=True)
@@ -41,6 +36,8 @@ class Profile:
     field_sources: Mapping[str, str] = field(hash=False, compare=False)
     # Why an opset kept apart as unverified is not an error for this profile (None: none are kept apart).
     unverified_basis: str | None = None
+    # The profile the CLI and the library use when none is given (exactly one is).
+    default: bool = False
 
 
 @dataclass(frozen=True)
@@ -196,7 +193,8 @@ class OpFact:
 
     kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite |
     # partitioned-call-member | check-supported-rejects | input-shape-required | negative-indices-rejected |
-    # last-axis-step-one | pad-value-zero | hand-fixed-practice | pool-aicpu-graph | shape-value-inputs
+    # last-axis-step-one | pad-value-zero | hand-fixed-practice | pool-aicpu-graph | shape-value-inputs |
+    # axis-not-flattened; the kinds of op_tables/curated/op_facts.json are copied as they are
     op: str
     attr: str | None
     profiles: tuple[str, ...]

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 from onnx import helper
 
+from atccheck.api import check
 from atccheck.atc.command import AtcRuleError, build_command, command_for_report, quote_value, shell_line
-from atccheck.engine import check
 from atccheck.errors import UsageError
 from atccheck.tables import tables
 from builders import init, make_model, single_op_model, tensor_input

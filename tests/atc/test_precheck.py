@@ -10,9 +10,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from atccheck.api import check
 from atccheck.atc.precheck import EXTRA_KEY, precheck_document, render_precheck, run_precheck
 from atccheck.emit import FORMATS, render
-from atccheck.engine import check
 from atccheck.errors import UsageError
 from builders import init, make_model, tensor_input
 from conftest import SAMPLE_MODELS

@@ -5,8 +5,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from atccheck.catalogue import catalogue
 from atccheck.cli.main import main
-from atccheck.rules import all_rules, catalogue
+from atccheck.rules import all_rules
 
 
 def run(*args: str):
@@ -26,8 +27,8 @@ def test_prints_the_rule_docs_by_name_or_code(key):
 
 
 def test_markdown_form_is_the_docs_page():
+    from atccheck.catalogue import find_rule
     from atccheck.rule_docs import rule_page
-    from atccheck.rules import find_rule
 
     assert run("opset-not-registered", "--format", "markdown").stdout == rule_page(find_rule("AC102"))
 

@@ -3,9 +3,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from atccheck.batch import UncheckedModel
+from atccheck.catalogue import find_rule
 from atccheck.emit import render
 from atccheck.findings import Severity
-from atccheck.rules import all_rules, find_rule
+from atccheck.rules import all_rules
 
 
 def parse(text: str) -> ET.Element:

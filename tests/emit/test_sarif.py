@@ -137,7 +137,7 @@ def test_internal_error_findings_get_a_descriptor(validate, make_report, make_fi
 
 
 def test_real_model_report_is_valid(validate, shared_models, monkeypatch):
-    from atccheck.engine import check
+    from atccheck.api import check
 
     monkeypatch.chdir(shared_models)
     report = check("silero_vad.onnx", soc="Ascend310", cann="6.0")

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from onnx import helper
 
+from atccheck.api import check
 from atccheck.emit.text import render
-from atccheck.engine import check
 from builders import make_model, tensor_input
 
 

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from onnx import TensorProto, helper
 
+from atccheck.api import check
 from atccheck.cli.main import main
-from atccheck.engine import check
 from atccheck.errors import InputError
 from atccheck.model.loading import load_model
 from atccheck.tables import tables

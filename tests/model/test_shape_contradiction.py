@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 from onnx import helper
 
+from atccheck.api import check
 from atccheck.cli.main import main
-from atccheck.engine import check
 from atccheck.errors import UsageError
 from atccheck.model.shapes import infer_shapes
 from builders import init, make_model, tensor_input

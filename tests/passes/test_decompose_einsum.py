@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from onnx import helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.passes.decompose_einsum import DecomposeEinsum
 from builders import init, make_model, tensor_input
 from ort_compare import apply, assert_rewrite, op_types, pass_context, run

@@ -4,7 +4,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.passes.decompose_gelu import DecomposeGelu
 from builders import make_model, single_op_model, tensor_input
 from ort_compare import apply, assert_rewrite, op_types, pass_context

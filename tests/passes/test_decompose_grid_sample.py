@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from onnx import helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.passes.decompose_grid_sample import DecomposeGridSample
 from builders import init, make_model, tensor_input
 from ort_compare import apply, assert_rewrite, op_types, pass_context, rule_findings

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.passes.decompose_group_normalization import DecomposeGroupNormalization
 from builders import init, make_model, tensor_input
 from ort_compare import apply, assert_rewrite, op_types, pass_context

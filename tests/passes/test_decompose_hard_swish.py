@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
 from atccheck.passes.decompose_hard_swish import DecomposeHardSwish
 from builders import single_op_model

@@ -5,7 +5,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.passes.decompose_layer_normalization import DecomposeLayerNormalization
 from builders import init, make_model, tensor_input
 from conftest import SAMPLE_MODELS

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.findings import Finding, FixSuggestion, Location, Severity
 from atccheck.passes.decompose_mish import DecomposeMish
 from builders import single_op_model

@@ -9,9 +9,9 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.fixing.pipeline import PassStatus, fix
-from atccheck.fixing.verification import compare_cosine
+from atccheck.numerics import compare_cosine
 from atccheck.passes.dequantize import HANDLED, Dequantize
 from builders import init, make_model, tensor_input
 from fix_harness import run_pass
@@ -228,9 +228,10 @@ def test_qattention_becomes_the_float_attention():
 def test_a_rolled_back_dequantize_says_why_and_the_json_report_stays_valid(tmp_path, monkeypatch):
     import json
 
+    from atccheck.numerics import Cosine
     from atccheck.passes import dequantize as module
 
-    monkeypatch.setattr(module.Dequantize, "min_cosine", 1.0 + 1e-9)  # no float model can meet it
+    monkeypatch.setattr(module.Dequantize, "comparison", Cosine(1.0 + 1e-9))  # no float model can meet it
     outcome = fix(quantized(tmp_path, "qdq"), soc="Ascend310P3", write=False, unsafe_fixes=True)
     step = [p for p in outcome.passes if p.name == "dequantize"][0]
     assert step.status is PassStatus.REVERTED and "cosine similarity" in step.reason

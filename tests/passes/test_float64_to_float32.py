@@ -4,7 +4,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.fixing.pipeline import PassStatus, fix
 from atccheck.passes.float64_to_float32 import Float64ToFloat32
 from builders import init, make_model, tensor_input

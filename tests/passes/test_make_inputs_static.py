@@ -5,7 +5,8 @@ import pytest
 from onnx import helper
 
 from atccheck.errors import UsageError
-from atccheck.fixing.verify import make_inputs, same_computation
+from atccheck.fixing.inputs import make_inputs
+from atccheck.fixing.proof import same_computation
 from atccheck.passes.make_inputs_static import MakeInputsStatic, plan_static_shapes
 from builders import init, make_model, tensor_input
 from fix_harness import assert_valid, max_error, named, run_pass

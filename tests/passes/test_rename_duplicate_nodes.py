@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from onnx import helper
 
-from atccheck.fixing.verify import ModelSource, make_inputs, run_model, same_computation
+from atccheck.fixing.inputs import make_inputs
+from atccheck.fixing.proof import same_computation
+from atccheck.fixing.runtime import ModelSource, run_model
 from atccheck.passes.rename_duplicate_nodes import RenameDuplicateNodes
 from builders import make_model, tensor_input
 from fix_harness import assert_valid, named, run_pass

@@ -70,7 +70,7 @@ def test_any_bounds_and_step_give_the_same_elements(width, start, end, step):
 @pytest.mark.parametrize("start, end", [(0, END), (1, END), (1, 6)])
 def test_a_last_axis_of_unknown_size_is_gathered_by_a_range_of_columns(start, end):
     """Boxes after a data-dependent NMS: [N, W] with W unknown to shape inference."""
-    from atccheck.engine import check
+    from atccheck.api import check
 
     model = sliced([start], [end], [1], [2], ("n", "width"))
     result = run_pass(UnstrideLastAxisSlice, model)

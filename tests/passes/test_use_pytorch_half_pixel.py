@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.passes.use_pytorch_half_pixel import UsePytorchHalfPixel
 from builders import init, make_model, tensor_input
 from ort_compare import apply, assert_rewrite, pass_context

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 from onnx import TensorProto, helper
 
-import atccheck.fixing.verify as verify
+import atccheck.fixing.inputs as inputs
+import atccheck.fixing.runtime as runtime
 from atccheck.cli.main import main
 from atccheck.fixing.pipeline import fix
 from builders import init, make_model, tensor_input
@@ -96,7 +97,7 @@ def endless_layer_norm_model() -> onnx.ModelProto:
 
 
 def test_verification_of_an_endless_model_times_out(tmp_path, monkeypatch):
-    monkeypatch.setattr(verify, "RUN_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(runtime, "RUN_TIMEOUT_S", 1.0)
     path = tmp_path / "m.onnx"
     onnx.save(endless_layer_norm_model(), str(path))
     outcome = fix(str(path), soc="Ascend310P3", cann="6.0")  # LayerNormalization needs a rewrite there
@@ -107,8 +108,8 @@ def test_verification_of_an_endless_model_times_out(tmp_path, monkeypatch):
 def test_random_inputs_beyond_reason_are_not_made():
     model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor_input("x", [1] * 39 + [2] * 25)],
                        [tensor_input("y", [1] * 39 + [2] * 25)])
-    with pytest.raises(verify.RunError, match="not made"):
-        verify.make_inputs(model, {"x": [1] * 39 + [2] * 25})
+    with pytest.raises(runtime.RunError, match="not made"):
+        inputs.make_inputs(model, {"x": [1] * 39 + [2] * 25})
 
 
 @pytest.mark.parametrize("command", ["check", "fix"])

@@ -134,7 +134,7 @@ def test_ctrl_c_during_fix_stops_onnxruntime(tmp_path, extension, after):
     watchdog stops it after RUN_TIMEOUT_S. The time is counted from Ctrl-C, so a machine slow
     to start Python or import onnx does not count against it.
     """
-    from atccheck.fixing.verify import RUN_TIMEOUT_S
+    from atccheck.fixing.runtime import RUN_TIMEOUT_S
 
     onnx.save(endless_loop_model(), str(tmp_path / "endless.onnx"))
     code, err, left, waited = interrupt(["fix", "endless.onnx", "--soc", "Ascend310P3"], after, tmp_path, extension)
@@ -151,12 +151,12 @@ def test_a_run_set_up_while_ctrl_c_comes_is_cancelled(tmp_path, monkeypatch):
     import onnxruntime as ort
 
     import atccheck.engine
-    from atccheck.fixing import verify
+    from atccheck.fixing import runtime, verifier
     from atccheck.fixing.pipeline import fix
 
-    monkeypatch.setattr(verify, "RUN_TIMEOUT_S", 600.0)  # the watchdog: beyond this test's patience
+    monkeypatch.setattr(runtime, "RUN_TIMEOUT_S", 600.0)  # the watchdog: beyond this test's patience
     making, made = threading.Event(), threading.Event()
-    real_session, real_terminate = ort.InferenceSession, verify.terminate_runs
+    real_session, real_terminate = ort.InferenceSession, runtime.terminate_runs
 
     def session(*args, **kwargs):
         making.set()
@@ -172,7 +172,7 @@ def test_a_run_set_up_while_ctrl_c_comes_is_cancelled(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(ort, "InferenceSession", session)
-    monkeypatch.setattr(verify, "terminate_runs", terminate)
+    monkeypatch.setattr(verifier, "terminate_runs", terminate)
     monkeypatch.setattr(atccheck.engine, "check_prepared", interrupted)
     onnx.save(endless_loop_model(), str(tmp_path / "endless.onnx"))
     done = threading.Event()

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from onnx import helper
 
 import atccheck.engine as engine
+from atccheck.api import check
 from atccheck.cli.main import main
 from atccheck.findings import Severity
 from atccheck.rules.base import Rule
@@ -40,7 +41,7 @@ def conv_model():
 
 def test_a_crashing_rule_is_an_error_finding(conv_model, monkeypatch):
     monkeypatch.setattr(engine, "all_rules", lambda: [ExplodingRule])
-    report = engine.check(conv_model, soc="Ascend310P3")
+    report = check(conv_model, soc="Ascend310P3")
     [finding] = report.findings
     assert finding.code == "AC000" and finding.severity is Severity.ERROR
     assert "exploding-rule" in finding.message and "conv\nwith newline" in finding.message
@@ -51,7 +52,7 @@ def test_a_crashing_rule_is_an_error_finding(conv_model, monkeypatch):
 def test_a_mistyped_attribute_is_an_error_and_hidden_from_the_rules(conv_model):
     conv_model.graph.node[0].attribute.append(helper.make_attribute("strides", 2.0))
     conv_model.graph.node[0].attribute.append(helper.make_attribute("pads", ["a", "b"]))
-    report = engine.check(conv_model, soc="Ascend310P3")
+    report = check(conv_model, soc="Ascend310P3")
     [finding] = [f for f in report.findings if f.code == "AC001"]
     assert finding.name == "malformed-attribute" and finding.severity is Severity.ERROR
     assert "'strides' is FLOAT where the ONNX schema of Conv (opset 13) declares INTS" in finding.message
@@ -76,13 +77,13 @@ def test_odd_attribute_values_never_crash_a_rule(conv_model, attr):
     del node.attribute[:]
     node.attribute.extend([*kept, attr])
     for soc in ("Ascend310P3", "Ascend310"):
-        report = engine.check(conv_model, soc=soc)
+        report = check(conv_model, soc=soc)
         assert not [f.message for f in report.findings if f.code == "AC000"]
 
 
 def test_an_undefined_element_type_is_named_not_a_crash(conv_model):
     conv_model.graph.input[0].type.tensor_type.elem_type = 999
-    report = engine.check(conv_model, soc="Ascend310P3")
+    report = check(conv_model, soc="Ascend310P3")
     assert not [f.message for f in report.findings if f.code == "AC000"]
 
 
@@ -160,5 +161,5 @@ def test_odd_models_from_the_fuzzer_crash_no_rule(change, tmp_path):
     path = tmp_path / "m.onnx"
     onnx.save(model, str(path))
     for soc, cann in (("Ascend310P3", "8.0"), ("Ascend310", "6.0"), ("Ascend910B3", "9.0"), ("Ascend310B1", "5.0")):
-        report = engine.check(str(path), soc=soc, cann=cann)
+        report = check(str(path), soc=soc, cann=cann)
         assert not [f.message for f in report.findings if f.code == "AC000"]

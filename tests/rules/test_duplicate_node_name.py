@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from onnx import helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import init, make_model, tensor_input
 
 

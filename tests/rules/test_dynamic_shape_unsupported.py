@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import heads_model, init, make_model, tensor_input
 
 INT64 = TensorProto.INT64

@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import init, make_model, tensor_input
 
 NAME = "external-data-missing"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import init, make_model, single_op_model, tensor_input
 
 NAME = "hand-fixed-pattern"

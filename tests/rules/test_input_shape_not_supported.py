@@ -5,7 +5,7 @@ import pytest
 from onnx import helper
 
 import atccheck
-from atccheck.engine import check
+from atccheck.api import check
 from builders import init, make_model, tensor_input
 
 NAME = "input-shape-not-supported"

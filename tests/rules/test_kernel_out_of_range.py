@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.tables import tables
 from builders import init, single_op_model
 

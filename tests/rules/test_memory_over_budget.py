@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 from onnx import TensorProto, helper
 
+from atccheck.api import check
 from atccheck.cli.main import main
-from atccheck.engine import check
 from atccheck.tables import tables
 from builders import init, make_model, tensor_input
 

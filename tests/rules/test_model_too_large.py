@@ -6,7 +6,8 @@ import onnx
 import pytest
 from onnx import helper
 
-from atccheck.engine import check, check_prepared, prepare
+from atccheck.api import check
+from atccheck.engine import check_prepared, prepare
 from atccheck.model.loading import load_model
 from atccheck.tables import tables
 from atccheck.target import resolve_target

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from onnx import helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import make_model, single_op_model, tensor_input
 
 PROFILES = ["5.0", "6.0", "8.0", "9.0"]

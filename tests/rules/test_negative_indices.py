@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import init, make_model, tensor_input
 
 NAME = "negative-indices"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from atccheck.rules.non_constant_input import NonConstantInput
 from atccheck.tables import tables
 from builders import init, make_model, tensor_input

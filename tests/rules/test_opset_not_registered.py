@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check
+from atccheck.api import check
 from builders import make_model, single_op_model
 
 
@@ -17,7 +17,7 @@ def test_opset_beyond_the_profile_gives_a_summary_and_per_node_detail():
     summary = [f for f in found if f.location.node is None]
     per_node = [f for f in found if f.location.node is not None]
     assert len(summary) == 1 and summary[0].data["profile_max_opset"] == 15
-    assert summary[0].fix.params["to_opset"] <= 15
+    assert summary[0].data["suggested_opset"] <= 15 and summary[0].fix.pass_name == "convert-opset"
     assert len(per_node) == 1 and per_node[0].data["parser_key"] == "ai.onnx::17::Relu"
     assert per_node[0].atc_error == "E19010"
 

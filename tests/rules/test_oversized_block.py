@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from atccheck.engine import check, check_prepared, prepare
+from atccheck.api import check
+from atccheck.engine import check_prepared, prepare
 from atccheck.tables import tables
 from atccheck.target import resolve_target
 from builders import init, make_model, tensor_input
