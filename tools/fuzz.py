@@ -1145,6 +1145,24 @@ def _listing(folder: Path) -> list[str]:
 # =========================================================================== worker processes
 
 
+def _forget_click_streams() -> None:
+    """Drop click's cache of text wrappers around sys.stdout and sys.stderr.
+
+    click keeps one wrapper per stream in a WeakKeyDictionary whose values refer to their keys,
+    so every CliRunner run's streams, and the output they captured, would stay in the worker for
+    good: after 1,800 cases (a --lint-file case captures megabytes) every case measured over
+    MEMORY_LIMIT. A user's process has one sys.stderr; only a harness meets this.
+    """
+    import weakref
+
+    from click import _compat
+
+    for name in ("_default_text_stdin", "_default_text_stdout", "_default_text_stderr"):
+        for cell in getattr(getattr(_compat, name, None), "__closure__", None) or ():
+            if isinstance(cell.cell_contents, weakref.WeakKeyDictionary):
+                cell.cell_contents.clear()
+
+
 def worker_main() -> None:
     """Read case numbers on stdin, answer one JSON line per case on the saved stdout."""
     import resource
@@ -1168,6 +1186,7 @@ def worker_main() -> None:
                 result = Result(seed, index, case.command, case.kind, None, 0.0, 0, [f"harness:{type(exc).__name__}"],
                                 str(exc)[:500], case.description, case.argv)
             shutil.rmtree(workdir, ignore_errors=True)
+            _forget_click_streams()
             out.write(json.dumps(asdict(result)) + "\n")
     finally:
         out.close()
