@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from atccheck.errors import UsageError
+from atccheck.fileio import real_path
 from atccheck.findings import Finding
 from atccheck.report import Report
 
@@ -61,9 +62,9 @@ def relative_model_path(model: str | os.PathLike[str], root: Path) -> str:
     """The model's path relative to ``root``, with '/' separators; absolute when that fails."""
     path = Path(model)
     try:
-        rel = os.path.relpath(path.resolve(), root.resolve())
+        rel = os.path.relpath(real_path(path), real_path(root))
     except ValueError:  # another drive on Windows
-        rel = str(path.resolve())
+        rel = str(real_path(path))
     return rel.replace(os.sep, "/")
 
 
@@ -114,7 +115,7 @@ class Baseline:
 
     @property
     def root(self) -> Path:
-        return self.path.resolve().parent
+        return real_path(self.path).parent
 
     def counts(self) -> Counter[Fingerprint]:
         counts: Counter[Fingerprint] = Counter()
@@ -140,7 +141,7 @@ def baseline_text(reports: Iterable[Report], path: str | os.PathLike[str]) -> st
     """The baseline file recording every finding of ``reports``, for a file written at ``path``."""
     from atccheck import __version__
 
-    root = Path(path).resolve().parent
+    root = real_path(path).parent
     doc = {
         "atccheck_baseline": BASELINE_FORMAT,
         "written_by": f"atccheck {__version__}",

@@ -159,6 +159,25 @@ def _worker(
 # --------------------------------------------------------------------------- many models
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask where the system keeps one (a
+    container or ``taskset`` may allow fewer than the machine has), else the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no affinity on this system
+        return os.cpu_count() or 1
+
+
+def worker_count(jobs: int) -> int:
+    """Worker processes for ``-j JOBS``: one per usable CPU for 0, and never more than that.
+
+    Checking is CPU-bound: workers beyond the CPUs only take turns, each with its own start-up
+    and memory (a folder took 8 s at -j 1 and 31 s at -j 16 on 2 CPUs).
+    """
+    cpus = usable_cpus()
+    return cpus if jobs <= 0 else min(jobs, cpus)
+
+
 def check_models(
     models: Sequence[str],
     targets: Sequence["Target"],

@@ -46,6 +46,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import UsageError
+from atccheck.fileio import real_path
 from atccheck.report import FAIL_ON
 from atccheck.rules import rule_matches
 from atccheck.rules.internal_error import InternalError
@@ -176,7 +177,7 @@ class Settings:
 def model_matches(glob: str, model: str | os.PathLike[str], root: Path) -> bool:
     path = Path(model)
     try:
-        rel = os.path.relpath(path.resolve(), root.resolve())
+        rel = os.path.relpath(real_path(path), real_path(root))
     except ValueError:  # another drive on Windows
         rel = str(path)
     rel = rel.replace(os.sep, "/")
@@ -250,7 +251,7 @@ def _toml_type(value: Any) -> str:
 
 def find_config(start: Path | None = None) -> Path | None:
     """The config file that applies in ``start`` (default: the working directory), or None."""
-    folder = (start or Path.cwd()).resolve()
+    folder = real_path(start or Path.cwd())
     for directory in (folder, *folder.parents):
         candidate = directory / CONFIG_FILE
         if candidate.is_file():
@@ -431,7 +432,7 @@ def load_settings(
     for name in ("per_node_ignores", "per_model_ignores"):
         for entry in values.get(name, ()):
             check_rule_patterns(entry.rules, f"{FIELD_KEYS[name]} \"{entry.glob}\" ({sources[name]})")
-    root = path.resolve().parent if path is not None else cwd
+    root = real_path(path).parent if path is not None else cwd
     return replace(Settings(), **values, config_path=path, root=root, sources=sources)
 
 

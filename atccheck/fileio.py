@@ -14,6 +14,17 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from atccheck.file_kinds import open_regular
+
+# Temporary files are named after their target, cut to this many characters: a target name
+# near the file system's limit (255 bytes on most) must still leave room for the suffixes.
+TEMP_NAME_CHARS = 64
+
+
+def temp_prefix(target: Path) -> str:
+    """The hidden prefix of a temporary file beside ``target`` (``.NAME.``, NAME cut short)."""
+    return f".{target.name[:TEMP_NAME_CHARS]}."
+
 
 def atomic_write_bytes(path: "str | os.PathLike[str]", data: bytes, *, durable: bool = False) -> None:
     """Write ``data`` to ``path`` atomically; UsageError (one line) when the path cannot take a file."""
@@ -24,7 +35,7 @@ def atomic_write_bytes(path: "str | os.PathLike[str]", data: bytes, *, durable: 
         if target.is_dir():
             raise UsageError(f"cannot write {target}: it is a directory")
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=target.parent)
     except FileExistsError:
         raise UsageError(f"cannot write {target}: a file stands where its folder {target.parent} should be") from None
     except OSError as exc:
@@ -49,6 +60,13 @@ def atomic_write_bytes(path: "str | os.PathLike[str]", data: bytes, *, durable: 
 
 def atomic_write_text(path: "str | os.PathLike[str]", text: str, *, durable: bool = False) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
+
+
+def real_path(path: "str | os.PathLike[str]") -> Path:
+    """``Path.resolve()`` that never raises: before Python 3.13 it raises RuntimeError on a
+    symlink loop, where ``os.path.realpath`` leaves the looping part of the path as it is (the
+    open that follows then fails with one line)."""
+    return Path(os.path.realpath(path))
 
 
 # --------------------------------------------------------------------------- reading small files
@@ -125,8 +143,11 @@ def model_data_files(model: "str | os.PathLike[str]") -> list[str]:
     try:
         if os.path.getsize(model) > 2**31:
             return []  # protobuf cannot hold it; such a model keeps its weights outside anyway
+        handle = open_regular(model)  # a FIFO or a device names no file (and is never read)
+        if handle is None:
+            return []
         proto = onnx.ModelProto()
-        with open(model, "rb") as handle:
+        with handle:
             proto.ParseFromString(handle.read())
     except Exception:  # unreadable or not a protobuf: it names no file
         return []

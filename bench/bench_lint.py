@@ -1,9 +1,10 @@
 """How `atccheck atc-cmd --lint-file` scales with the length of the script.
 
 Lints scripts of N and 2N atc command lines (every line a different mix of valid, glued,
-unknown and misspelled flags, so every line has findings) and a single command with an
---input_shape of N and 2N entries, in-process, and prints the time of each and the ratio
-2N / N: about 2 when linting is linear in the script, about 4 when it is quadratic.
+unknown and misspelled flags, so every line has findings), one atc command continued with
+backslashes over N and 2N such lines, and a single command with an --input_shape of N and 2N
+entries, in-process, and prints the time of each and the ratio 2N / N: about 2 when linting
+is linear in the script, about 4 when it is quadratic.
 
     .venv/bin/python bench/bench_lint.py [--lines 1000] [--repeats 3]
 """
@@ -29,6 +30,13 @@ def script(lines: int, seed: int = 0) -> str:
     rng = random.Random(seed)
     return "\n".join("atc " + " ".join(rng.choice(WORDS) for _ in range(rng.randrange(3, 12)))
                      for _ in range(lines)) + "\n"
+
+
+def continued(lines: int, seed: int = 0) -> str:
+    """One atc command continued with a backslash over ``lines`` lines of the same mix of words."""
+    rng = random.Random(seed)
+    body = [" ".join(rng.choice(WORDS) for _ in range(rng.randrange(3, 12))) for _ in range(lines)]
+    return "atc " + " \\\n  ".join(body) + "\n"
 
 
 def long_shape(entries: int) -> str:
@@ -58,7 +66,8 @@ def main() -> None:
     timed(script(10), model, 1)  # warm-up: tables read, regexes compiled
     n = args.lines
     print(f"atc-cmd --lint-file scaling (medians of {args.repeats})")
-    for label, make in (("script lines", script), ("--input_shape entries", long_shape)):
+    for label, make in (("script lines", script), ("continued lines", continued),
+                        ("--input_shape entries", long_shape)):
         small, large = timed(make(n), model, args.repeats), timed(make(2 * n), model, args.repeats)
         print(f"  {label:22} {n:>6}: {small * 1000:8.1f} ms   {2 * n:>6}: {large * 1000:8.1f} ms   "
               f"ratio {large / small:.2f}  (2 = linear, 4 = quadratic)")

@@ -154,3 +154,39 @@ def test_folders_skip_the_models_fix_wrote_but_a_named_one_is_checked(tmp_path, 
     assert str(fixed) not in models and str(three_models / "clean.onnx") in models
     models, _ = discover([str(three_models), str(fixed)])
     assert str(fixed) in models
+
+
+@pytest.mark.parametrize("cpus,jobs,workers", [(2, 16, 2), (2, 2, 2), (4, 0, 4), (1, 3, 1), (8, 3, 3)])
+def test_workers_never_outnumber_the_usable_cpus(monkeypatch, cpus, jobs, workers):
+    monkeypatch.setattr(batch, "usable_cpus", lambda: cpus)
+    assert batch.worker_count(jobs) == workers
+
+
+def test_usable_cpus_follow_the_affinity_mask(monkeypatch):
+    import os
+
+    if not hasattr(os, "sched_getaffinity"):
+        pytest.skip("missing resource: os.sched_getaffinity (Linux)")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5})
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert batch.usable_cpus() == 3
+
+
+def test_check_caps_jobs_at_the_cpus_and_says_so(three_models, monkeypatch):
+    from click.testing import CliRunner
+
+    from atccheck.cli.main import main
+
+    monkeypatch.setattr(batch, "usable_cpus", lambda: 2)
+    asked = []
+    real = batch._check_parallel
+
+    def parallel(models, targets, shapes_for, select, ignore, options, jobs, *rest):
+        asked.append(jobs)
+        return real(models, targets, shapes_for, select, ignore, options, jobs, *rest)
+
+    monkeypatch.setattr(batch, "_check_parallel", parallel)
+    result = CliRunner().invoke(main, ["check", str(three_models), "--soc", "Ascend310P3", "-j", "16"])
+    assert asked == [2]
+    notes = [line for line in result.stderr.splitlines() if "note:" in line]
+    assert notes == ["atccheck: note: -j 16 is more than the 2 CPU(s) this process can use; checking with 2 worker(s)"]

@@ -53,6 +53,7 @@ def test_a_seeded_slice_keeps_the_contract():
         f"--replay {r.seed}:{r.index} {r.command} {r.violations} {r.argv}: {r.stderr[-300:]}" for r in broken[:10])
     # the slice reaches every command, every mutation family and both sides of the contract
     assert {r.command for r in results} == {"check", "fix", "atc-cmd"}
-    assert set(Counter(r.kind for r in results)) == {"bytes", "proto", "external", "config", "baseline", "shapes", "cli"}
+    assert set(Counter(r.kind for r in results)) == {"bytes", "proto", "external", "config", "baseline", "shapes", "cli",
+                                                     "special", "script", "outputs"}
     codes = Counter(r.exit_code for r in results)
     assert codes[2] and (codes[0] + codes[1]) > CASES // 5

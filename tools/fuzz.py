@@ -74,6 +74,7 @@ class Case:
     argv: list[str]
     files: dict[str, bytes] = field(default_factory=dict)
     fifos: list[str] = field(default_factory=list)
+    specials: dict[str, str] = field(default_factory=dict)  # name -> kind of special file (see make_special)
     outputs: list[str] = field(default_factory=list)  # files the command may write
     description: str = ""
 
@@ -600,6 +601,114 @@ def external_files(rng: random.Random, model: Any, files: dict[str, bytes]) -> A
     return copy
 
 
+# --------------------------------------------------------------------------- special files, scripts, outputs
+
+SPECIAL_KINDS = ["fifo", "directory", "socket", "device", "symlink-loop"]
+
+
+def special_files(rng: random.Random, model: Any, case: Case) -> Any:
+    """A special file where the model or its external data should be (made by make_special)."""
+    kind = rng.choice(SPECIAL_KINDS)
+    if rng.random() < 0.5:
+        case.specials["m.onnx"] = kind
+        case.description += f" model:{kind}"
+        if case.command in ("check", "fix") and rng.random() < 0.5:
+            # an existing output beside it makes the output guard look for the model's data files
+            case.files["report.txt"] = b"old"
+            case.outputs.append("report.txt")
+        return model
+    files: dict[str, bytes] = {}
+    model = external_files(random.Random(rng.random()), model, files)
+    locations = {entry.value for t in model.graph.initializer for entry in t.external_data if entry.key == "location"}
+    name = rng.choice(sorted(locations)) if locations else "weights.bin"
+    if name in ("weights.bin", "missing.bin"):
+        case.specials[name] = kind
+    for other, data in files.items():
+        if other not in case.specials:
+            case.files[other] = data
+    case.description += f" data:{kind}"
+    return model
+
+
+def make_special(path: Path, kind: str) -> None:
+    """Put a special file of this kind at ``path`` (a device needs CAP_MKNOD: else a link to /dev/null)."""
+    import socket
+    import stat
+
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        try:
+            server.bind(str(path))  # the file stays after the socket is closed
+        finally:
+            server.close()
+    elif kind == "device":
+        try:
+            os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))  # what /dev/null is
+        except OSError:
+            os.symlink("/dev/null", path)
+    else:  # a symlink loop
+        os.symlink(path.name + ".loop", path)
+        os.symlink(path.name, path.with_name(path.name + ".loop"))
+
+
+def odd_script(rng: random.Random) -> tuple[bytes, str]:
+    """A --lint-file past reason: one command continued over thousands of lines, a script around
+    the size limit, one endless line, thousands of short commands, deep $( nesting."""
+    words = ["--framework=5", "--model=m.onnx", "--output=out", "--soc_version=Ascend310P3", "--input_shape=x:1,4",
+             "--bogus", "stray", "-x", "--log=error--output=o", "$MODEL", "--out_nodes=a:0", "'q'", '"d"']
+    kind = rng.choice(["continued", "near-limit", "over-limit", "long-line", "many", "nested"])
+    limit = 2**20  # atccheck.cli.atc_cmd.SCRIPT_LIMIT
+
+    def lines(count: int, per: int) -> list[str]:
+        return [" ".join(rng.choice(words) for _ in range(per)) for _ in range(count)]
+
+    if kind == "continued":
+        text = "atc " + " \\\n  ".join(lines(rng.choice([2_000, 10_000, 20_000]), 6)) + "\n"
+    elif kind in ("near-limit", "over-limit"):
+        body = " \\\n  ".join(lines(limit // 40, 6))
+        size = limit - 200 if kind == "near-limit" else limit + rng.choice([1, 2**20])
+        text = ("atc " + body)[:size - 1] + "\n"
+        text = text.ljust(size, "x") if len(text) < size and kind == "over-limit" else text
+    elif kind == "long-line":
+        text = "atc " + " ".join(rng.choice(words) for _ in range(rng.choice([10_000, 60_000]))) + "\n"
+    elif kind == "many":
+        text = "\n".join("atc " + line for line in lines(rng.choice([5_000, 20_000]), 4)) + "\n"
+    else:
+        depth = rng.choice([100, 5_000])
+        text = "atc --model=$(" * depth + "x" + ")" * depth + "\n"
+    return text.encode("utf-8", "surrogatepass"), kind
+
+
+def odd_output(rng: random.Random, case: Case) -> tuple[str, str]:
+    """fix -o: names at and over the file system's limit (255 bytes), a folder name over it,
+    names with odd characters, a path through a file, special files, a symlink loop."""
+    kind = rng.choice(["at-limit", "over-limit", "folder-over-limit", "deep", "odd-characters", "through-a-file",
+                       "special", "empty"])
+    if kind == "at-limit":
+        return "o" * (255 - len(".onnx")) + ".onnx", kind
+    if kind == "over-limit":
+        return "o" * rng.choice([256, 300, 4000]) + ".onnx", kind
+    if kind == "folder-over-limit":
+        return "d" * 256 + "/out.onnx", kind
+    if kind == "deep":
+        return "/".join(["sub"] * rng.choice([10, 1100])) + "/out.onnx", kind
+    if kind == "odd-characters":
+        return rng.choice(["a\nb.onnx", "名前.onnx", "-o.onnx", "a b.onnx", "x:y*?.onnx", "\t.onnx", "out.onnx.data",
+                           "..onnx"]), kind
+    if kind == "through-a-file":
+        case.files["afile"] = b"x"
+        return "afile/out.onnx", kind
+    if kind == "special":
+        special = rng.choice(SPECIAL_KINDS)
+        case.specials["out.onnx"] = special
+        return "out.onnx", f"{kind}:{special}"
+    return "", kind
+
+
 # --------------------------------------------------------------------------- config, baseline, shapes
 
 
@@ -673,10 +782,14 @@ def make_case(seed: int, index: int) -> Case:
     model = onnx.ModelProto()
     model.CopyFrom(models[base_name])
     command = rng.choices(["check", "fix", "atc-cmd"], weights=[5, 2, 3])[0]
-    family = rng.choices(["bytes", "proto", "external", "config", "baseline", "shapes", "cli"],
-                         weights=[2, 6, 1, 1, 1, 1, 2])[0]
+    family = rng.choices(["bytes", "proto", "external", "config", "baseline", "shapes", "cli", "special", "script",
+                          "outputs"], weights=[2, 6, 1, 1, 1, 1, 2, 1, 1, 1])[0]
     if family == "baseline" and command != "check":
         command = "check"
+    if family == "script":
+        command = "atc-cmd"
+    if family == "outputs":
+        command = "fix"
     case = Case(seed, index, command, family, [], description=base_name)
     files = case.files
 
@@ -692,11 +805,14 @@ def make_case(seed: int, index: int) -> Case:
     if family == "external":
         model = external_files(rng, model, files)
         case.description += " external"
+    if family == "special":
+        model = special_files(rng, model, case)
     data = model.SerializeToString()
     if family == "bytes":
         data, how = mutate_bytes(rng, data)
         case.description += f" bytes:{how}"
-    files["m.onnx"] = data
+    if "m.onnx" not in case.specials:
+        files["m.onnx"] = data
 
     argv: list[str] = [command, "m.onnx"]
     if command == "check" and rng.random() < 0.06:
@@ -724,6 +840,17 @@ def make_case(seed: int, index: int) -> Case:
     if family == "baseline":
         files["base.json"] = odd_baseline(rng)
         argv += ["--baseline", "base.json"]
+    if "report.txt" in case.outputs:
+        argv += ["-o", "report.txt"]
+    if family == "script":
+        files["run.sh"], how = odd_script(rng)
+        argv += ["--lint-file", "run.sh"]
+        case.description += f" script:{how}"
+    if family == "outputs":
+        target, how = odd_output(rng, case)
+        argv += ["-o", target]
+        case.outputs.append(target)
+        case.description += f" output:{how}"
     if family == "cli" or rng.random() < 0.3:
         argv += cli_options(rng, command, case)
     if command in ("check", "fix") and "--soc" not in argv and rng.random() < 0.5:
@@ -897,6 +1024,8 @@ def run_case(case: Case, workdir: Path) -> Result:
         path = workdir / name
         if not path.exists():
             os.mkfifo(path)
+    for name, kind in case.specials.items():
+        make_special(workdir / name, kind)
     inputs = {name: _digest(workdir / name) for name in case.files if name in protected_files(case)}
     before_names = set(_listing(workdir))
 
@@ -961,7 +1090,7 @@ def run_case(case: Case, workdir: Path) -> Result:
             violations.append(f"input-changed:{name}")
     after = set(_listing(workdir))
     new = sorted(after - before_names)
-    if any(n.split("/")[-1].startswith(".") for n in new):
+    if any(n.split("/")[-1].startswith(".") for n in new if n not in case.outputs):
         violations.append("temp-left")
     if case.command == "fix" and code == 2:
         leftovers = [n for n in new if n.endswith((".onnx", ".data"))]
@@ -1016,6 +1145,42 @@ def _listing(folder: Path) -> list[str]:
 # =========================================================================== worker processes
 
 
+def _forget_click_streams() -> None:
+    """Drop click's cache of text wrappers around sys.stdout and sys.stderr.
+
+    click keeps one wrapper per stream in a WeakKeyDictionary whose values refer to their keys,
+    so every CliRunner run's streams, and the output they captured (megabytes for a --lint-file
+    case), would stay in the worker for good. A user's process has one sys.stderr; only a
+    harness meets this.
+    """
+    import weakref
+
+    from click import _compat
+
+    for name in ("_default_text_stdin", "_default_text_stdout", "_default_text_stderr"):
+        for cell in getattr(getattr(_compat, name, None), "__closure__", None) or ():
+            if isinstance(cell.cell_contents, weakref.WeakKeyDictionary):
+                cell.cell_contents.clear()
+
+
+def _return_freed_memory() -> None:
+    """Hand the memory a case freed back to the system (glibc's malloc_trim), so the next case's
+    peak is its own: glibc kept what the linter of a megabyte script had freed, and the worker's
+    resident size grew by 70 MB per such case although no Python object stayed."""
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    try:
+        trim = ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):  # not glibc
+        trim = None
+    if trim is not None:
+        trim(0)
+
+
 def worker_main() -> None:
     """Read case numbers on stdin, answer one JSON line per case on the saved stdout."""
     import resource
@@ -1039,6 +1204,8 @@ def worker_main() -> None:
                 result = Result(seed, index, case.command, case.kind, None, 0.0, 0, [f"harness:{type(exc).__name__}"],
                                 str(exc)[:500], case.description, case.argv)
             shutil.rmtree(workdir, ignore_errors=True)
+            _forget_click_streams()
+            _return_freed_memory()
             out.write(json.dumps(asdict(result)) + "\n")
     finally:
         out.close()

@@ -46,7 +46,7 @@ PACKAGE = "atccheck"
 # module; a module no prefix matches is an error (a new module must be given its floor here).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("atccheck", "atccheck.errors", "atccheck.findings", "atccheck.domains", "atccheck.atc.shell",
-              "atccheck.atc.textproto")),
+              "atccheck.atc.textproto", "atccheck.file_kinds")),
     ("tables", ("atccheck.tables", "atccheck.target", "atccheck.atc.facts")),
     ("model", ("atccheck.model", "atccheck.fileio", "atccheck.numerics", "atccheck.atc.spec")),
     ("context", ("atccheck.context", "atccheck.lookup", "atccheck.report", "atccheck.fixlinks", "atccheck.fix_index",

@@ -134,8 +134,9 @@ def atc_cmd_command(model, dynamic_batch, dynamic_image_size, dynamic_dims, atc_
     sys.exit(EXIT_CLEAN)
 
 
-# A shell script of atc commands is a few KiB; anything past this is not one.
-SCRIPT_LIMIT = 4 * 2**20
+# A shell script of atc commands is a few KiB; 1 MiB holds thousands of commands, and the lint
+# report of a script that size already runs to megabytes. Anything past it is not a script.
+SCRIPT_LIMIT = 2**20
 
 
 def _read_script(path: str) -> str:

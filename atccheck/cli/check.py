@@ -154,7 +154,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
     dim marks the gear axes) each gear is checked as the static model ATC builds for it.
     """
     from atccheck.atc.command import GEAR_KEYWORDS, resolve_gears
-    from atccheck.batch import check_models, discover, summary_table
+    from atccheck.batch import check_models, discover, summary_table, worker_count
     from atccheck.emit import render
     from atccheck.engine import rule_selected
     from atccheck.errors import UsageError
@@ -199,7 +199,10 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
         paths,
         [("--baseline", baseline_file), ("--config", settings.config_path), ("--inputs", numerics_inputs)],
     )
-    workers = (os.cpu_count() or 1) if jobs == 0 else jobs
+    workers = worker_count(jobs)
+    if jobs > workers and len(paths) > 1:
+        click.echo(f"atccheck: note: -j {jobs} is more than the {workers} CPU(s) this process can use; "
+                   f"checking with {workers} worker(s)", err=True)
     # The loaded graph is kept for one model only: atc-precheck, the one format that reads it,
     # refuses more than one report anyway.
     keep_context = len(paths) == 1
@@ -267,7 +270,7 @@ def check_command(models, formats, outputs, jobs, baseline_file, write_baseline_
 
     if keep_dtype_out:
         _write_keep_list(reports, keep_dtype_out)
-    if all(path is not None for _, path in destinations):  # nothing went to the terminal: say where it went
+    if reports and all(path is not None for _, path in destinations):  # nothing went to the terminal: say where it went
         click.echo(f"atccheck: {written_line(destinations, reports, unchecked, settings.fail_on)}", err=True)
     for item in unchecked:
         click.echo(f"atccheck: error: {one_line(f'{item.path}: {item.problem}')}", err=True)

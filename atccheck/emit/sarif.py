@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from atccheck.fileio import real_path
 from atccheck.findings import Finding, Severity
 from atccheck.report import Report
 
@@ -42,9 +43,9 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def artifact_location(model: str, root: Path) -> dict[str, str]:
-    path = Path(model).resolve()
+    path = real_path(model)
     try:
-        rel = path.relative_to(root.resolve())
+        rel = path.relative_to(real_path(root))
     except ValueError:
         return {"uri": path.as_uri()}
     from urllib.parse import quote

@@ -10,12 +10,15 @@ writes it atomically, the external data file first, and loads the result back to
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import InputError, UsageError
+from atccheck.file_kinds import file_kind
+from atccheck.fileio import real_path, temp_prefix
 from atccheck.model.files import EXTERNAL_DATA_THRESHOLD, FIXED_MODEL_SUFFIX, INLINE_LIMIT, approx_size
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,16 +39,24 @@ def resolve_output(source: Path | None, output: "str | os.PathLike[str] | None",
     if in_place:
         if source is None:
             raise UsageError("--in-place needs a model file")
-        if output is not None and Path(output).resolve() != source.resolve():
+        if output is not None and real_path(output) != real_path(source):
             raise UsageError("--in-place and -o name different files; give one of them")
         return source
     out: Path | None
     if output is not None:
         out = Path(output)
-        if source is not None and out.resolve() == source.resolve():
+        if source is not None and real_path(out) == real_path(source):
             raise UsageError(f"-o {out} is the input model; fix never overwrites its input unless --in-place is given")
-        if out.is_dir():
+        try:
+            mode: int | None = os.stat(out).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            mode = None  # a new file (fix makes its folder)
+        except OSError as exc:  # a name over the file system's limit, a symlink loop, no permission
+            raise UsageError(f"-o {out}: {exc.strerror or exc}") from None
+        if mode is not None and stat.S_ISDIR(mode):
             raise UsageError(f"-o {out} is a directory; give a file name")
+        if mode is not None and not stat.S_ISREG(mode):  # the rename would replace the FIFO or device itself
+            raise UsageError(f"-o {out} is a {file_kind(mode)}, not a file; give a file name")
     else:
         out = default_output(source) if source is not None else None
     if out is not None:
@@ -72,7 +83,7 @@ def write_model(model: "onnx.ModelProto", out: Path, external: bool, data: bytes
         return None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(out), dir=out.parent))
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
     location = out.name + ".data"
@@ -196,7 +207,7 @@ class Staging:
         self.out = out
         self.durable = durable
         self.limit = limit  # the inline limit; None: nothing is staged (the input has external data)
-        self.path = out.with_name(f".{out.name}.{os.getpid()}.staged") if out is not None else None
+        self.path = out.with_name(f"{temp_prefix(out)}{os.getpid()}.staged") if out is not None else None
         self.serial: int | None = None
 
     def stage(self, state: State) -> None:

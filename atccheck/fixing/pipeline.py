@@ -424,6 +424,7 @@ class Settled:
     final: State
     reference: "Reference | None"
     final_verdict: "Verdict | None"
+    shown_before: Report  # the before counts as check shows them with the user's --input-shape
 
 
 def fix(
@@ -542,6 +543,11 @@ def run(
         if early:
             verifier.start_reference(loaded.model, loaded.path)
         before = check_prepared(prepare_check(loaded), prepared.target)  # as stored: weights not read yet
+        # the before counts as check shows them with the same --input-shape; made before anything is
+        # staged, so an --input-shape the graph cannot take stops fix with nothing written
+        shown_before = before
+        if prepared.user_shapes:
+            shown_before = check_prepared(prepare_check(loaded, prepared.user_shapes), prepared.target)
         working = working_model(loaded, prepared.source)
         if not early:
             verifier.start_reference(working, loaded.path)
@@ -562,14 +568,13 @@ def run(
         raise
     finally:
         verifier.close()
-    return Settled(pipeline, before, start, final, reference, final_verdict)
+    return Settled(pipeline, before, start, final, reference, final_verdict, shown_before)
 
 
 def finish(prepared: FixRun, settled: Settled, unsafe: bool, numerics: bool = True) -> FixOutcome:
     """The outcome: what each pass did, how the result was verified, what remains and why; the model
     written and loaded back as a user loads it; the precision preflight of it (``numerics``), with the
     --keep_dtype list written beside it; its atc command line."""
-    from atccheck.engine import check_prepared, prepare as prepare_check
     from atccheck.model.files import approx_size
 
     pipeline, before, start, final = settled.pipeline, settled.before, settled.start, settled.final
@@ -581,9 +586,7 @@ def finish(prepared: FixRun, settled: Settled, unsafe: bool, numerics: bool = Tr
 
     used = prepared.verifier.inputs  # without the sets the original fails on, when some run
     verification = summarize(prepared.verify, settled.reference, chain, used.describe() if used is not None else [])
-    shown_before = before
-    if prepared.user_shapes:  # the before counts as check shows them with the same --input-shape
-        shown_before = check_prepared(prepare_check(loaded, prepared.user_shapes), target)
+    shown_before = settled.shown_before
     after = final.report.filtered(final.report.findings)
     after.model = str(out) if out is not None else before.model
     remaining = [RemainingFinding(f, _why(f, records, pipeline.passes, unsafe)) for f in after.findings]

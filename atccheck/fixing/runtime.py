@@ -166,13 +166,34 @@ _active_runs: set[Any] = set()
 
 
 _active_lock = threading.Lock()
+# The cancel event of the current thread's runs, when a pool bound one (see bind_cancel): a run
+# that starts after its owner stopped waiting (Ctrl-C while onnxruntime was still importing or
+# making the session) is cancelled before it begins, not left to the watchdog.
+_thread = threading.local()
+
+
+def bind_cancel(cancelled: threading.Event) -> None:
+    """Cancel every later run on this thread once ``cancelled`` is set (a thread pool's initializer)."""
+    _thread.cancelled = cancelled
 
 
 def terminate_runs() -> None:
-    """Stop every onnxruntime run in progress (on interrupt, or when the caller no longer waits)."""
+    """Stop every onnxruntime run in progress (on interrupt, or when the caller no longer waits).
+
+    A run that has not registered yet is stopped by the cancel event bound to its thread: the
+    owner sets that event before calling this, and a run checks it under the same lock.
+    """
     with _active_lock:
         for options in _active_runs:
             options.terminate = True
+
+
+def _cancelled() -> bool:
+    event = getattr(_thread, "cancelled", None)
+    return event is not None and event.is_set()
+
+
+CANCELLED = "onnxruntime run cancelled"
 
 
 def open_session(source: ModelSource, threads: int | None = None) -> Any:
@@ -192,6 +213,8 @@ def run_model(source: ModelSource, inputs: "Inputs", timeout: float | None = Non
     Each run is bounded in time (:func:`run_bounded`).
     ``threads``: onnxruntime's intra-op threads (default: two, or one on a single core).
     """
+    if _cancelled():  # the owner stopped waiting while this worker was still starting
+        raise RunTimeout(CANCELLED)
     session = open_session(source, threads)
     names = [o.name for o in session.get_outputs()]
     return [dict(zip(names, run_bounded(session, names, feeds, timeout))) for feeds in inputs.sets]
@@ -204,6 +227,8 @@ def run_bounded(session: Any, names: "list[str]", feeds: Any, timeout: float | N
     import onnxruntime as ort
 
     limit = RUN_TIMEOUT_S if timeout is None else timeout
+    if _cancelled():
+        raise RunTimeout(CANCELLED)
     options = ort.RunOptions()
     options.log_severity_level = 4
     expired = threading.Event()
@@ -216,6 +241,8 @@ def run_bounded(session: Any, names: "list[str]", feeds: Any, timeout: float | N
     watchdog.daemon = True
     with _active_lock:
         _active_runs.add(options)
+        if _cancelled():  # the owner stopped waiting before this run could register
+            options.terminate = True
     watchdog.start()
     try:
         return list(session.run(names, feeds, options))
@@ -224,7 +251,7 @@ def run_bounded(session: Any, names: "list[str]", feeds: Any, timeout: float | N
             raise RunTimeout(f"timed out: onnxruntime ran the model for more than {limit:g} s "
                              "(a loop without an end?)", limit) from None
         if options.terminate:
-            raise RunTimeout("onnxruntime run cancelled") from None
+            raise RunTimeout(CANCELLED) from None
         raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
     finally:
         watchdog.cancel()

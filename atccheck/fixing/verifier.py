@@ -12,6 +12,7 @@ the final chain into the outcome's :class:`~atccheck.fixing.outcome.Verification
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -28,6 +29,7 @@ from atccheck.fixing.runtime import (
     RunError,
     RunTimeout,
     beside_work_threads,
+    bind_cancel,
     check_graph,
     evaluate,
     run_model,
@@ -79,7 +81,11 @@ class Verifier:
         self.enabled = enabled
         self.unavailable = unavailable  # why no inputs could be made, if so
         self.weights = weights  # the folder of the external data the models name (the input's own)
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify")
+        # set by close(): a run the worker starts after it (still importing onnxruntime or making
+        # the session when Ctrl-C came) is cancelled at once instead of running to its time limit
+        self.cancelled = threading.Event()
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atccheck-verify",
+                                       initializer=bind_cancel, initargs=(self.cancelled,))
         self.reference: "Future[Reference] | None" = None
 
     def start_reference(self, model: "onnx.ModelProto", path: Path | None) -> None:
@@ -213,6 +219,7 @@ class Verifier:
     def close(self) -> None:
 
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.cancelled.set()  # before terminate_runs: a run registering after it sees the event
         terminate_runs()  # a run still going is one nobody waits for (an interrupt, an error)
         self.pool.shutdown(wait=True)
 

@@ -35,7 +35,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from atccheck.domains import STANDARD_DOMAINS
-from atccheck.model.graph import NONDETERMINISTIC_OPS, SMALL_CONSTANT_ELEMENTS, GraphIndex, attribute_values, node_reads
+from atccheck.model.graph import (
+    NONDETERMINISTIC_OPS,
+    NOT_NUMBERS,
+    SMALL_CONSTANT_ELEMENTS,
+    GraphIndex,
+    attribute_values,
+    node_reads,
+)
 from atccheck.model.schema import onnx_schema
 from atccheck.model.shapes import ShapeIndex, TensorInfo
 
@@ -225,8 +232,8 @@ class _Folder:
             if not name or value is None:
                 continue
             value = np.asarray(value)
-            if value.size > MAX_FOLD_ELEMENTS or not _agrees(self.shapes.get(name), value):
-                continue
+            if value.size > MAX_FOLD_ELEMENTS or value.dtype.kind in NOT_NUMBERS or not _agrees(self.shapes.get(name), value):
+                continue  # (text is no value the rules read, and shape inference cannot take it back)
             self._learn(name, value)
             self.folded.values[name] = value
             self.fresh = True

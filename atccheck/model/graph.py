@@ -16,6 +16,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # Constants up to this many elements are materialised as arrays for rules that read values.
 SMALL_CONSTANT_ELEMENTS = 4096
+# numpy dtype kinds of constants that are not numbers: objects, byte strings, text
+NOT_NUMBERS = frozenset("OSU")
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,9 @@ class GraphIndex:
         return producer is not None and producer.op_type in ("Constant",) and is_standard(producer.domain)
 
     def const_value(self, name: str) -> "np.ndarray | None":
-        """The value of a small constant, or None (large, external, or not a constant)."""
+        """The value of a small numeric constant, or None (large, external, not a constant, or
+        text: a string tensor where an op takes numbers makes the model invalid, and no rule reads
+        text, so every reader of constants sees it as unknown instead of failing on it)."""
         from atccheck.model import onnxpb
 
         tensor = self.initializers.get(name)
@@ -198,9 +202,12 @@ class GraphIndex:
         if count > SMALL_CONSTANT_ELEMENTS or tensor.data_location == onnxpb.TensorProto.EXTERNAL:
             return None
         try:
-            return onnxpb.to_array(tensor)
+            value = onnxpb.to_array(tensor)
         except Exception:  # malformed payloads: treat as unknown
             return None
+        if value.dtype.kind in NOT_NUMBERS:  # strings where the rules and folding read numbers: unknown
+            return None
+        return value
 
     def is_foldable(self, name: str, static: "Callable[[str], bool] | None" = None) -> bool:
         """Computable before run time: from constants only, or from shapes known to be static.

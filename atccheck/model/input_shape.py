@@ -283,6 +283,15 @@ def validate_input_shapes(model: "onnx.ModelProto", shapes: Mapping[str, tuple[i
         problems = check_fixed_dims(entries, model)
     if problems:
         raise UsageError(_usage(problems[0]))
+    from atccheck.model.shapes import graph_inputs
+
+    kinds = {vi.name: vi.type.WhichOneof("value") for vi in graph_inputs(model)}
+    for name in shapes:
+        kind = kinds.get(name)
+        if kind != "tensor_type":  # an opaque, sequence, map or optional value has no dims to fix
+            what = f"of {kind.removesuffix('_type').replace('_', ' ')} type" if kind else "without a type"
+            raise UsageError(f"--input-shape '{name}': the model input is {what}, not a tensor, so it has no "
+                             "shape to give")
 
 
 def _usage(problem: Problem) -> str:

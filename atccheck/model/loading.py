@@ -20,9 +20,11 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from atccheck.errors import InputError
+from atccheck.file_kinds import file_kind, is_lfs_pointer
 from atccheck.model.graph import SMALL_CONSTANT_ELEMENTS
 from atccheck.model.shapes import SMALL_INITIALIZER_ELEMENTS
 
@@ -342,10 +344,13 @@ def load_model(source: "str | os.PathLike[str] | onnx.ModelProto", *, weights: b
         raise InputError(display, "no such file") from None
     except OSError as exc:
         raise InputError(display, f"cannot read: {exc.strerror or exc}") from None
-    if path.is_dir():
-        raise InputError(display, "is a directory, not a model file")
+    if not S_ISREG(stat.st_mode):  # a FIFO would block the read; a device or a socket is no model
+        raise InputError(display, f"is a {file_kind(stat.st_mode)}, not a model file")
     if stat.st_size == 0:
         raise InputError(display, "empty file (ATC: E13015)")
+    if is_lfs_pointer(path, stat.st_size):
+        raise InputError(display, f"is a Git LFS pointer ({stat.st_size} bytes of text), not the model: the clone "
+                                  "was made without the LFS files; run 'git lfs pull' to fetch it")
     model = _parse_whole(path, display, stat.st_size) if weights else _parse_graph(path, display)
     validate_structure(model, display)
     return LoadedModel(
@@ -434,10 +439,14 @@ def check_external_files(loaded: LoadedModel) -> None:
             if ext.location not in sizes:
                 path = base / ext.location
                 try:
-                    sizes[ext.location] = path.stat().st_size
+                    info = path.stat()
                 except OSError:
                     raise InputError(display, f"external data file '{ext.location}' is missing (fix and --numerics need "
                                               "the weights; check only reads the graph)") from None
+                if not S_ISREG(info.st_mode):  # onnx would open it, and a FIFO blocks the open
+                    raise InputError(display, f"external data file '{ext.location}' is a {file_kind(info.st_mode)}, "
+                                              "not a regular file; fix reads the weights from a file")
+                sizes[ext.location] = info.st_size
             if ext.end > sizes[ext.location]:
                 raise InputError(display, f"external data file '{ext.location}' is {sizes[ext.location]} bytes, too "
                                           f"short for tensor '{ext.name}' (needs {ext.end}); it is truncated or not this "

@@ -157,6 +157,18 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
                 dim = shape.dim.add()
                 if d >= 0:
                     dim.dim_value = d
+    for sparse in model.graph.sparse_initializer:  # kept: a node reading one reads a defined value
+        stored = 1
+        for d in sparse.values.dims:  # the non-zero values, a [NNZ] tensor
+            stored *= d
+        if 0 <= stored <= SMALL_INITIALIZER_ELEMENTS and sparse.values.data_location != onnxpb.TensorProto.EXTERNAL:
+            graph.sparse_initializer.append(sparse)
+        elif sparse.values.name not in listed:
+            vi = graph.input.add()
+            vi.name = sparse.values.name
+            vi.type.tensor_type.elem_type = sparse.values.data_type
+            for d in sparse.dims:
+                vi.type.tensor_type.shape.dim.add().dim_value = max(d, 0)
     if shapes:
         _drop_symbolic_value_info(graph)
         _forget_output_dims(graph)

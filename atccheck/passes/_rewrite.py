@@ -129,6 +129,9 @@ class Emitter:
         from onnx import numpy_helper
 
         array = np.asarray(value, dtype=dtype)
+        if array.dtype == np.dtype(object) and not all(isinstance(v, (str, bytes)) for v in array.flat):
+            # a number asked for in a tensor of text (the node's tensors are STRING): onnx cannot store it
+            raise Unsupported(f"a constant of text (STRING) cannot hold the number the rewrite needs ('{hint}')")
         name = self.name(hint)
         self.initializers.append(numpy_helper.from_array(array, name))
         return name

@@ -9,6 +9,7 @@ from atccheck.domains import AI_ONNX, STANDARD_DOMAINS, is_standard
 from atccheck.lookup import lookup_score
 from atccheck.model.schema import attribute_type_mismatches, onnx_schema
 from atccheck.passes._graph import Names, iter_graphs, opset_of
+from atccheck.passes._onnx_tools import refusal
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, left, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,7 +51,9 @@ class ConvertOpset(FixPass):
     under the same signature (Softmax at 13) are never kept that way. An op that has no
     definition at a lower opset (LayerNormalization-17 for a profile that stops at 15)
     blocks that opset: it is left to its decompose pass, after which this pass runs again.
-    Exact: adapters rewrite attributes and inputs, not arithmetic (onnxruntime checks it).
+    A model nested near protobuf's depth limit, which the converter cannot parse, is left as
+    it is, with a note. Exact: adapters rewrite attributes and inputs, not arithmetic
+    (onnxruntime checks it).
     """
 
     name = "convert-opset"
@@ -67,6 +70,9 @@ class ConvertOpset(FixPass):
         current = opset_of(model)
         if current is None:
             return PassResult(model, False, ["the model imports no ai.onnx opset"])
+        problem = refusal(model, "onnx's version converter")
+        if problem is not None:
+            return PassResult(model, False, [f"left as is: {problem}"])
         tbl = tables()
         registry = tbl.registry(ctx.target.profile.id)
         standard = [r for r in registry if r.domain == AI_ONNX and r.opsets]

@@ -44,6 +44,8 @@ class PadZeroThenFill(NodeRewrite):
         elem = rw.elem_type(x)
         if elem is None:
             raise Unsupported(f"the element type of '{x}' is unknown")
+        if np_dtype(elem) == np.dtype(object):
+            raise Unsupported(f"'{x}' holds text (STRING): there is no zero of text to pad with")
         value = rw.const_value(site.input(2))
         if value is None or value.size != 1:
             raise Unsupported("its fill value is not a constant scalar")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from atccheck.model.files import INLINE_LIMIT, approx_size, save_with_external_data
 from atccheck.model.weights import has_external
+from atccheck.passes._onnx_tools import ToolRefused, call_tool, refusal
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,7 +32,9 @@ class Simplify(FixPass):
     as BatchNormalization into Conv) on the model as the earlier passes left it, so ``Shape ->
     Gather -> Concat -> Reshape`` chains over static shapes become constants and the inputs ATC
     requires constant (Resize sizes, Reshape shapes, Expand shapes) become initializers.
-    Outputs without a shape field, which onnxsim refuses, get the inferred shape first.
+    Outputs without a shape field, which onnxsim refuses, get the inferred shape first. A model
+    onnxsim cannot take (one onnx's checker rejects, sparse initializers, subgraphs nested near
+    protobuf's depth limit: ``atccheck/passes/_onnx_tools.py``) is left as it is, with a note.
     onnxsim's own bookkeeping (``onnxsim.*`` metadata) is not kept. A model whose weights stay in
     external data files goes to onnxsim as a stub: its large initializers become typed graph
     inputs, so onnxsim never reads them (it folds what the graph computes, not the weights), and
@@ -58,7 +61,9 @@ class Simplify(FixPass):
         import onnx
         import onnxsim
 
-
+        problem = refusal(model, "onnxsim", sparse_ok=False)
+        if problem is not None:
+            return PassResult(model, False, [f"left as is: {problem}"])
         if _shapeless_outputs(model):
             filled = onnx.ModelProto()
             filled.CopyFrom(model)
@@ -69,13 +74,16 @@ class Simplify(FixPass):
         metadata = list(model.metadata_props)
         work, stubbed = _stub_weights(model) if has_external(model) else (model, {})
         data = None
-        with _quiet():
-            if approx_size(work) >= threshold:
-                result = _simplify_through_files(work)
-            else:
-                with _result_bytes() as captured:
-                    result, _ = onnxsim.simplify(work, check_n=0, certify=False)
-                data = captured[0] if len(captured) == 1 and not stubbed else None
+        try:
+            with _quiet():
+                if approx_size(work) >= threshold:
+                    result = call_tool("onnxsim", lambda: _simplify_through_files(work))
+                else:
+                    with _result_bytes() as captured:
+                        result = call_tool("onnxsim", lambda: onnxsim.simplify(work, check_n=0, certify=False)[0])
+                    data = captured[0] if len(captured) == 1 and not stubbed else None
+        except ToolRefused as exc:  # onnxsim checks the model first: what onnx's checker rejects, it refuses
+            return PassResult(model, False, [f"left as is: {exc}"])
         del result.metadata_props[:]
         result.metadata_props.extend(metadata)
         if _keep_input_types(model, result):

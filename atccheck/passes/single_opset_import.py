@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from atccheck.domains import AI_ONNX, STANDARD_DOMAINS
 from atccheck.passes._graph import iter_graphs
+from atccheck.passes._onnx_tools import ToolRefused, call_tool, refusal
 from atccheck.passes.base import FixLink, FixPass, PassContext, PassResult, register_pass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,7 +24,9 @@ class SingleOpsetImport(FixPass):
     ``ai.onnx`` domain as the empty string on nodes and imports (one domain, two spellings),
     then removes every import no node of any graph uses. Imports of custom domains that nodes
     still use stay: those nodes need their decompose pass or an ATC custom-op plugin, and the
-    finding says so. Exact: inlining substitutes a function's definition for its call.
+    finding says so. Functions the inliner cannot take (one calling itself, a body it cannot
+    type, subgraphs nested near protobuf's depth limit) are left as they are, with a note.
+    Exact: inlining substitutes a function's definition for its call.
     """
 
     name = "single-opset-import"
@@ -46,8 +49,16 @@ class SingleOpsetImport(FixPass):
         modified = False
         if model.functions:
             names = sorted({f"{f.domain}::{f.name}" for f in model.functions})
-            inlined = onnx.inliner.inline_local_functions(model, convert_version=True)
-            if len(inlined.functions) != len(model.functions) or _node_count(inlined) != _node_count(model):
+            tool = "onnx's inliner"
+            problem = refusal(model, tool)
+            try:
+                inlined = model if problem else call_tool(
+                    tool, lambda: onnx.inliner.inline_local_functions(model, convert_version=True))
+            except ToolRefused as exc:  # a function calling itself, a body it cannot type, two of one name
+                inlined, problem = model, str(exc)
+            if problem:
+                notes.append(f"model-local functions left as they are: {problem}")
+            elif len(inlined.functions) != len(model.functions) or _node_count(inlined) != _node_count(model):
                 model = inlined
                 modified = True
                 notes.append(f"inlined {len(names)} model-local function(s): {', '.join(names[:5])}"

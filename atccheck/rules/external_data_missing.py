@@ -1,4 +1,4 @@
-"""external-data-missing: an external-data file ATC must read is absent, too short, or a Git LFS pointer."""
+"""external-data-missing: an external-data file ATC must read is absent, too short, not a file, or a Git LFS pointer."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable
 
 from atccheck.context import CheckContext
+from atccheck.file_kinds import LFS_POINTER_MAX_BYTES, file_kind, is_lfs_pointer
 from atccheck.findings import Finding, Severity
 from atccheck.rules.base import Rule, register
 
@@ -14,25 +15,22 @@ PARSER_SOURCE = ("hicann/ge@ffdcbc9f7:parser/parser/onnx/onnx_parser.cc (SetExte
                  "(offset and length as int64)")
 FAILURE_SOURCE = ("hicann/ge@ffdcbc9f7:parser/parser/common/acl_graph_parser_util.cc (a path that does not resolve: "
                   "E13026/E13000); ATC error E10041")
-# The Git LFS pointer format (git-lfs docs/spec.md): a small text file whose first line is this key. It is
-# the file format of the pointer, not a CANN fact; only a file no larger than LFS_POINTER_MAX_BYTES is opened,
-# and only its first bytes are read.
-LFS_POINTER_PREFIX = b"version https://git-lfs"
-LFS_POINTER_MAX_BYTES = 1024  # the spec caps pointer files well below this
 
 
 @register
 class ExternalDataMissing(Rule):
-    """An external-data file of the model is missing, shorter than its tensors need, or a Git LFS pointer.
+    """An external-data file of the model is missing, shorter than its tensors need, not a file, or a Git LFS pointer.
 
     ## What it does
     For every file named by an external-data ``location`` (initializers and Constant
     tensors), looks the file up beside the model with ``stat``: it fires when the file does
-    not exist, when it is shorter than the largest ``offset + length`` (or the size from the
-    tensor's dims) of a tensor stored in it, or when it is a Git LFS pointer (a text file of
-    at most 1 KiB beginning ``version https://git-lfs``). It never reads weight bytes: only
-    the first bytes of a file small enough to be a pointer are looked at. Models passed in
-    memory have no folder to look in and are not judged.
+    not exist or cannot be looked up (a symlink loop), when it is not a regular file (a FIFO,
+    a device, a socket or a directory, which is never opened), when it is shorter than the
+    largest ``offset + length`` (or the size from the tensor's dims) of a tensor stored in
+    it, or when it is a Git LFS pointer (a text file of at most 1 KiB beginning ``version
+    https://git-lfs``). It never reads weight bytes: only the first bytes of a regular file
+    small enough to be a pointer are looked at. Models passed in memory have no folder to
+    look in and are not judged.
 
     ## Why
     ATC turns each external tensor into a FileConstant and reads its bytes from the file at
@@ -74,9 +72,13 @@ class ExternalDataMissing(Rule):
             problem = self._problem(base / location, needed)
             if problem is None:
                 continue
-            reason, size = problem
+            reason, size, detail = problem
             if reason == "missing":
                 message = f"the external-data file '{location}' is missing beside the model"
+            elif reason == "unreadable":
+                message = f"the external-data file '{location}' cannot be looked up ({detail})"
+            elif reason == "not-a-file":
+                message = f"the external-data file '{location}' is a {detail}, not a regular file"
             elif reason == "lfs-pointer":
                 message = f"the external-data file '{location}' is a Git LFS pointer ({size} bytes of text), not the weights"
             else:
@@ -88,23 +90,27 @@ class ExternalDataMissing(Rule):
                 hint=("fetch the real file with 'git lfs pull'" if reason == "lfs-pointer" else
                       f"put the complete '{location}' next to the .onnx, or save the model again with its weights"),
                 source=f"{PARSER_SOURCE}; {FAILURE_SOURCE}",
-                data={"location": location, "reason": reason, "size": size, "needed": needed, "tensor": tensor_name},
+                data={"location": location, "reason": reason, "size": size, "needed": needed, "tensor": tensor_name,
+                      **({"detail": detail} if detail else {})},
             )
 
     @staticmethod
-    def _problem(path: "os.PathLike[str]", needed: int) -> tuple[str, int | None] | None:
+    def _problem(path: "os.PathLike[str]", needed: int) -> tuple[str, int | None, str | None] | None:
+        """(reason, size, detail) of what is wrong with one data file, or None."""
+        import errno
+        import stat
+
         try:
-            size = os.stat(path).st_size
-        except OSError:
-            return "missing", None
-        if size <= LFS_POINTER_MAX_BYTES:
-            try:
-                with open(path, "rb") as handle:
-                    head = handle.read(len(LFS_POINTER_PREFIX))
-            except OSError:
-                return "missing", None
-            if head == LFS_POINTER_PREFIX:
-                return "lfs-pointer", size
+            info = os.stat(path)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                return "missing", None, None
+            return "unreadable", None, exc.strerror or type(exc).__name__
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the open; a device has no size
+            return "not-a-file", None, file_kind(info.st_mode)
+        size = info.st_size
+        if size <= LFS_POINTER_MAX_BYTES and is_lfs_pointer(path, size):
+            return "lfs-pointer", size, None
         if size < needed:
-            return "short", size
+            return "short", size, None
         return None

@@ -36,3 +36,14 @@ def test_attribute_pads_before_opset_11_are_left_with_a_note():
     model = make_model([node], [tensor_input("x", [1, 2, 4, 4])], [out], [], opset=10)
     result = run_pass(PadZeroThenFill, model)
     assert not result.modified and any("opset 10" in n for n in result.notes)
+
+
+def test_a_pad_of_text_is_left_with_a_note():
+    """A STRING tensor padded with a number (the fuzzer changed an input's type): the zero the
+    rewrite needs cannot be text, so the node is left, said in one line, and nothing raises."""
+    model = pad(1.0, [0, 0, 1, 1, 0, 0, 1, 1], [1, 2, 6, 6])
+    model.graph.input[0].type.tensor_type.elem_type = TensorProto.STRING
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.STRING
+    result = run_pass(PadZeroThenFill, model)
+    assert not result.modified
+    assert [n for n in result.notes if "text (STRING)" in n and "\n" not in n]

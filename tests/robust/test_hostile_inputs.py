@@ -117,3 +117,79 @@ def test_random_inputs_beyond_reason_are_not_made():
                        [tensor_input("y", [1] * 39 + [2] * 25)])
     with pytest.raises(runtime.RunError, match="not made"):
         inputs.make_inputs(model, {"x": [1] * 39 + [2] * 25})
+
+
+@pytest.mark.parametrize("command", ["check", "fix"])
+@pytest.mark.parametrize("shape", ["o:1,3", "image:8,785"])
+def test_an_input_shape_for_an_input_of_opaque_type_is_refused(tmp_path, command, shape):
+    """An opaque (or sequence, map, optional) input has no dims: a shape for it is refused before
+    anything is written, not taken as given and then failed on."""
+    model = onnx.load(MODEL)
+    opaque = onnx.ValueInfoProto()
+    opaque.name = "o"
+    opaque.type.opaque_type.domain, opaque.type.opaque_type.name = "custom", "Thing"
+    model.graph.input.append(opaque)
+    if shape.startswith("image"):  # the image input itself of opaque type
+        model.graph.input[0].type.ClearField("tensor_type")
+        model.graph.input[0].type.opaque_type.name = "Image"
+        del model.graph.input[-1]
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    code, lines = run(command, str(path), "--soc", "Ascend310P3", "--input-shape", shape)
+    assert code == 2 and len(lines) == 1 and "opaque type" in lines[0]
+    assert [p.name for p in tmp_path.iterdir()] == ["m.onnx"]
+
+
+def continued_command(size: int) -> str:
+    """One atc command continued over as many lines as fill ``size`` bytes, each line with flags
+    (known, glued, unknown, repeated) and stray words: every line has findings."""
+    words = ["--framework=5", "--input_shape=x:1,3", "--bogus{i}", "stray{i}", "--soc_version=Ascend310",
+             "--log=error--output=o", "-x", "value{i}", "--out_nodes=a:0"]
+    lines = ["atc --model=m.onnx \\"]
+    total, i = len(lines[0]) + 1, 0
+    while True:
+        line = "  " + " ".join(w.format(i=i) for w in words[i % 3:] + words[:i % 3]) + " \\"
+        if total + len(line) + 1 + len("  --output=out\n") > size:
+            break
+        lines.append(line)
+        total += len(line) + 1
+        i += 1
+    return "\n".join([*lines, "  --output=out"]) + "\n"
+
+
+def test_a_script_over_the_size_limit_is_one_line(tmp_path):
+    from atccheck.cli.atc_cmd import SCRIPT_LIMIT
+
+    script = tmp_path / "run.sh"
+    script.write_text(continued_command(int(SCRIPT_LIMIT * 1.9)))  # 1.9 MB: a script no one writes
+    code, lines = run("atc-cmd", MODEL, "--lint-file", str(script))
+    assert code == 2 and len(lines) == 1 and "over 1 MiB" in lines[0]
+
+
+def test_a_script_at_the_size_limit_is_linted_without_hanging(tmp_path):
+    """The lint is linear in the script: one command continued over thousands of lines took
+    minutes when each stray word was compared with every flag before it. The deadline only tells
+    a hang from a run (this takes a second or two); bench/bench_lint.py measures the time."""
+    import subprocess
+    import sys
+
+    from atccheck.cli.atc_cmd import SCRIPT_LIMIT
+
+    script = tmp_path / "run.sh"
+    script.write_text(continued_command(SCRIPT_LIMIT))
+    done = subprocess.run([sys.executable, "-c", "from atccheck.cli.main import main; main()", "atc-cmd", MODEL,
+                           "--lint-file", str(script), "--format", "json"], capture_output=True, timeout=60)
+    assert done.returncode == 1, done.stderr[-300:]
+    import json
+
+    findings = json.loads(done.stdout)["findings"]
+    assert sum(f["name"] == "stray-word" for f in findings) > 5_000
+
+
+@pytest.mark.parametrize("command", ["check", "fix", "atc-cmd"])
+def test_an_input_shape_dim_beyond_int64_is_one_line(tmp_path, command):
+    extra = ["-o", str(tmp_path / "out.onnx")] if command == "fix" else []
+    code, lines = run(command, MODEL, "--soc", "Ascend310P3", "--input-shape", "image:1,3,64,99999999999999999999",
+                      *extra)
+    assert code == 2 and len(lines) == 1 and "int64" in lines[0] and "internal error" not in lines[0]
+    assert list(tmp_path.iterdir()) == []

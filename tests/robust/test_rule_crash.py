@@ -110,3 +110,56 @@ def test_the_engine_findings_have_a_rule_page_like_any_rule(code):
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"{code} {entry.name} (error)")
     assert "made by the check engine" in result.output
+
+
+def string_constant(name: str, count: int) -> onnx.TensorProto:
+    tensor = helper.make_tensor(name, onnx.TensorProto.STRING, [count], [b"a"] * count)
+    return tensor
+
+
+@pytest.mark.parametrize("op,position,extra", [
+    ("Gather", 1, {}),  # negative-indices read the indices
+    ("Pad", 2, {"mode": "constant"}),  # pad-value-not-zero reads the fill value
+    ("NonMaxSuppression", 2, {}),  # oversized-block reads max_output_boxes_per_class
+    ("Slice", 4, {}),  # slice-step-on-last-axis reads the steps
+    ("Not", 0, {}),  # folding computes it
+])
+def test_a_text_constant_where_an_op_takes_numbers_crashes_no_rule(op, position, extra, tmp_path):
+    """A string tensor in a numeric input makes the model invalid; the rules and constant folding
+    read it as an unknown value (rules then say what they cannot judge) instead of failing on it."""
+    inputs = [f"x{i}" for i in range(position + 1)]
+    count = 4 if op in ("Gather", "Not", "Slice") else 1
+    node = helper.make_node(op, inputs, ["y"], name="node", **extra)
+    graph_inputs = [tensor_input(name, [1, 3, 8, 8]) for name in inputs if name != inputs[position]]
+    model = make_model([node], graph_inputs, [helper.make_tensor_value_info("y", 1, None)],
+                       [string_constant(inputs[position], count)])
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    for soc, cann in (("Ascend310P3", "8.0"), ("Ascend310", "6.0")):
+        result = CliRunner().invoke(main, ["check", str(path), "--soc", soc, "--cann", cann, "--format", "json"])
+        assert result.exit_code in (0, 1) and "internal error" not in result.stderr, result.stderr
+        assert [f["message"] for f in json.loads(result.stdout)["findings"] if f["code"] == "AC000"] == []
+
+
+def batch_norm_model() -> onnx.ModelProto:
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn")
+    params = [init(name, np.full(3, value, np.float32)) for name, value in (("s", 1.0), ("b", 0.0), ("m", 0.0),
+                                                                           ("v", 1.0))]
+    return make_model([node], [tensor_input("x", [1, 3, 8, 8])], [tensor_input("y", [1, 3, 8, 8])], params)
+
+
+@pytest.mark.parametrize("change", ["float-axis-on-batch-norm", "input-of-elem-type-15",
+                                    "value-info-contradicting-an-initializer"])
+def test_odd_models_from_the_fuzzer_crash_no_rule(change, tmp_path):
+    model = batch_norm_model()
+    if change == "float-axis-on-batch-norm":
+        model.graph.node[0].attribute.append(helper.make_attribute("axis", 1.5))
+    elif change == "input-of-elem-type-15":
+        model.graph.input[0].type.tensor_type.elem_type = onnx.TensorProto.COMPLEX128
+    else:
+        model.graph.value_info.append(helper.make_tensor_value_info("s", onnx.TensorProto.INT64, [7, 7]))
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    for soc, cann in (("Ascend310P3", "8.0"), ("Ascend310", "6.0"), ("Ascend910B3", "9.0"), ("Ascend310B1", "5.0")):
+        report = check(str(path), soc=soc, cann=cann)
+        assert not [f.message for f in report.findings if f.code == "AC000"]

@@ -408,11 +408,18 @@ def _value_after_equals(word: Word, canonical: str, value: str, words: list[Word
 
 
 def _stray_words(words: list[Word], stray: list[Word], occurrences: list[Occurrence]) -> list[StrayWord]:
+    # the flag written just before each stray word, which it most likely belongs to: one walk
+    # over the words (a script may continue one command over thousands of lines)
+    at: dict[int, Occurrence] = {}  # word index -> the first occurrence read from that word
     position = {id(word): index for index, word in enumerate(words)}
-    found = []
-    for word in stray:
-        # the flag written just before the stray word, which it most likely belongs to
-        before = [o for o in occurrences if o.word is not None and position[id(o.word)] < position[id(word)]]
-        previous = max(before, key=lambda o: position[id(o.word)], default=None)
-        found.append(StrayWord(word.text, previous))
-    return found
+    for occurrence in occurrences:
+        if occurrence.word is not None:
+            at.setdefault(position[id(occurrence.word)], occurrence)
+    strays = {id(word) for word in stray}
+    preceding: dict[int, Occurrence | None] = {}
+    latest: Occurrence | None = None
+    for index, word in enumerate(words):
+        if id(word) in strays:
+            preceding[id(word)] = latest
+        latest = at.get(index, latest)
+    return [StrayWord(word.text, preceding[id(word)]) for word in stray]
