@@ -82,6 +82,7 @@ class Simulator:
         skeleton.CopyFrom(model)
         del skeleton.graph.initializer[:]
         self.skeleton = skeleton
+        self._skeleton_bytes: bytes | None = None
         if len(self._weights) > INLINE_LIMIT:
             raise SimulationError(f"the weights take {len(self._weights) / 2**30:.1f} GiB, more than onnxruntime takes "
                                   "from memory; the numerics are not simulated for models this large")
@@ -141,34 +142,46 @@ class Simulator:
         suffix = "__atccheck_lowered"
         while any(v + suffix in taken for v in produced):
             suffix += "_"
-        combined = onnx.ModelProto()
-        combined.CopyFrom(self.skeleton)
-        del combined.graph.output[:]
-        emit_lowered(combined.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
+        # Only the lowered half is built and serialized here: protobuf merges a message's bytes written
+        # after another's (repeated fields append), so the model's own bytes, serialized once, are followed
+        # by a graph holding the lowered nodes and the graph outputs the model does not already list.
+        added = onnx.ModelProto()
+        emit_lowered(added.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
                      suffix)
         hidden = assignment.hidden_values(list(self.skeleton.graph.node))
         wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
         plain = list(dict.fromkeys(self.output_names + self.node_values))
         low = list(dict.fromkeys(self.output_names + wanted))
+        listed = set(self.output_names)
         for name in plain:
-            combined.graph.output.add().name = name
+            if name not in listed:
+                added.graph.output.add().name = name
         for name in low:
-            combined.graph.output.add().name = name + suffix
-        results = self._run(combined, plain + [n + suffix for n in low])
+            added.graph.output.add().name = name + suffix
+        results = self._run(added, plain + [n + suffix for n in low], base=self.skeleton_bytes())
         reference = [{n: r[n] for n in plain if n in r} for r in results]
         lowered = [{n: r[n + suffix] for n in low if n + suffix in r} for r in results]
         return reference, lowered
 
-    def _run(self, model: "onnx.ModelProto", names: Sequence[str]) -> list[Values]:
+    def skeleton_bytes(self) -> bytes:
+        """The weight-free model, serialized once for every run that extends it."""
+        if self._skeleton_bytes is None:
+            self._skeleton_bytes = self.skeleton.SerializeToString()
+        return self._skeleton_bytes
+
+    def _run(self, model: "onnx.ModelProto", names: Sequence[str], base: bytes = b"") -> list[Values]:
         import onnxruntime as ort
 
         from atccheck.errors import one_line
         from atccheck.fixing.runtime import RunError, run_bounded, session_options
 
         started = time.perf_counter()
-        payload = model.SerializeToString() + self._weights
+        payload = base + model.SerializeToString() + self._weights
+        options = session_options()
+        # each session runs once per input set: a memory pattern is only worth tracing for later runs
+        options.enable_mem_pattern = False
         try:
-            session = ort.InferenceSession(payload, session_options(), providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(payload, options, providers=["CPUExecutionProvider"])
         except Exception as exc:
             raise SimulationError(f"onnxruntime cannot load the model: {one_line(exc)}") from None
         available = {o.name for o in session.get_outputs()}
@@ -215,8 +228,6 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
                  ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "") -> None:
     """Append to ``graph`` the lowered nodes of ``model``'s graph: every value a node produces is named
     with ``suffix`` added (none: the model's own names), graph inputs and weights keep theirs."""
-    import onnx
-
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     if opset < BFLOAT16_CAST_OPSET and any(BFLOAT16 in (n.inputs, n.outputs) for n in assignment.nodes.values()):
         raise SimulationError(f"onnxruntime's Cast takes bfloat16 from opset {BFLOAT16_CAST_OPSET}; the model imports "
@@ -230,7 +241,6 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
     if suffix:
         used |= {v + suffix for v in produced}
     counter = [0]
-    make = onnx.helper.make_node
 
     def ref(name: str) -> str:
         return name + suffix if suffix and name in produced else name
@@ -245,8 +255,8 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
 
     def cast_pair(source: str, dtype: str, target: str) -> None:
         narrow = fresh(source)
-        graph.node.append(make("Cast", [source], [narrow], to=ELEM_TYPES[dtype], name=fresh("round")))
-        graph.node.append(make("Cast", [narrow], [target], to=ELEM_TYPES[FLOAT32], name=fresh("widen")))
+        _cast(graph.node.add(), source, narrow, ELEM_TYPES[dtype], fresh("round"))
+        _cast(graph.node.add(), narrow, target, ELEM_TYPES[FLOAT32], fresh("widen"))
 
     folded = set(assignment.fused.values())
     for index, source in enumerate(sources):
@@ -296,6 +306,19 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
             node.output[position] = raw
             cast_pair(raw, decision.outputs, ref(name))
             stored[name] = decision.outputs
+
+
+def _cast(node: "onnx.NodeProto", source: str, target: str, to: int, name: str) -> None:
+    """Fill ``node`` as ``Cast(to)``: set in place, which costs less than onnx.helper's checks on a graph
+    with thousands of rounding points."""
+    node.op_type = "Cast"
+    node.name = name
+    node.input.append(source)
+    node.output.append(target)
+    attribute = node.attribute.add()
+    attribute.name = "to"
+    attribute.type = 2  # AttributeProto.INT
+    attribute.i = to
 
 
 def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodeProto", dtype: str,
