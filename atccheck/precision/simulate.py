@@ -76,6 +76,7 @@ class Simulator:
         self._weights = weights.SerializeToString()
         self.ranks = {t.name: len(t.dims) for t in model.graph.initializer}
         self._initializers = {t.name: t for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
+        self._initializers.update(constant_tensors(model))
         self._rounded: dict[tuple[str, str], "onnx.TensorProto"] = {}
         del weights
         skeleton = onnx.ModelProto()
@@ -146,7 +147,7 @@ class Simulator:
         # after another's (repeated fields append), so the model's own bytes, serialized once, are followed
         # by a graph holding the lowered nodes and the graph outputs the model does not already list.
         added = onnx.ModelProto()
-        emit_lowered(added.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
+        shared = emit_lowered(added.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
                      suffix)
         hidden = assignment.hidden_values(list(self.skeleton.graph.node))
         wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
@@ -157,10 +158,12 @@ class Simulator:
             if name not in listed:
                 added.graph.output.add().name = name
         for name in low:
-            added.graph.output.add().name = name + suffix
-        results = self._run(added, plain + [n + suffix for n in low], base=self.skeleton_bytes())
+            if name not in shared:
+                added.graph.output.add().name = name + suffix
+        results = self._run(added, plain + [n + suffix for n in low if n not in shared], base=self.skeleton_bytes())
         reference = [{n: r[n] for n in plain if n in r} for r in results]
-        lowered = [{n: r[n + suffix] for n in low if n + suffix in r} for r in results]
+        lowered = [{n: r[n if n in shared else n + suffix] for n in low if (n if n in shared else n + suffix) in r}
+                   for r in results]
         return reference, lowered
 
     def skeleton_bytes(self) -> bytes:
@@ -225,9 +228,13 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
 
 
 def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
-                 ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "") -> None:
+                 ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "") -> set[str]:
     """Append to ``graph`` the lowered nodes of ``model``'s graph: every value a node produces is named
-    with ``suffix`` added (none: the model's own names), graph inputs and weights keep theirs."""
+    with ``suffix`` added (none: the model's own names), graph inputs and weights keep theirs.
+
+    With a suffix, a Constant the lowering leaves as it is is not copied: the lowered nodes read the
+    original's value, whose name is returned (a lowered float Constant becomes a weight rounded in numpy).
+    """
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     if opset < BFLOAT16_CAST_OPSET and any(BFLOAT16 in (n.inputs, n.outputs) for n in assignment.nodes.values()):
         raise SimulationError(f"onnxruntime's Cast takes bfloat16 from opset {BFLOAT16_CAST_OPSET}; the model imports "
@@ -241,9 +248,10 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
     if suffix:
         used |= {v + suffix for v in produced}
     counter = [0]
+    shared: set[str] = set()
 
     def ref(name: str) -> str:
-        return name + suffix if suffix and name in produced else name
+        return name + suffix if suffix and name in produced and name not in shared else name
 
     def fresh(base: str) -> str:
         while True:
@@ -267,6 +275,16 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
             _fold_conv_batchnorm(graph, sources[assignment.fused[index]], source, decision.inputs, float32_values,
                                  stored, fresh, cast_pair, ranks or {}, ref)
             continue
+        if suffix and source.op_type == "Constant" and source.domain in ("", "ai.onnx") and len(source.output) == 1:
+            name = source.output[0]
+            if decision is None or decision.outputs == FLOAT32 or name not in float32_values:
+                shared.add(name)  # the same value in both copies
+                continue
+            weight = rounded_weight(name, decision.outputs, name + suffix) if rounded_weight else None
+            if weight is not None:
+                graph.initializer.append(weight)
+                stored[name] = decision.outputs
+                continue
         inputs = [ref(name) for name in source.input]
         if decision is not None and decision.inputs != FLOAT32:
             for position, name in enumerate(source.input):
@@ -276,7 +294,10 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
                 key = (name, decision.inputs)
                 if key not in rounded:
                     rounded[key] = fresh(name)
-                    weight = rounded_weight(name, decision.inputs, rounded[key]) if rounded_weight else None
+                    # a weight (or a Constant's tensor) is rounded once in numpy; a value already rounded
+                    # by its own node is rounded again from there, as the device does
+                    weight = (rounded_weight(name, decision.inputs, rounded[key])
+                              if rounded_weight and name not in stored else None)
                     if weight is not None:
                         graph.initializer.append(weight)
                     else:
@@ -306,6 +327,20 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
             node.output[position] = raw
             cast_pair(raw, decision.outputs, ref(name))
             stored[name] = decision.outputs
+    return shared
+
+
+def constant_tensors(model: "onnx.ModelProto") -> dict[str, "onnx.TensorProto"]:
+    """The float32 tensors root-graph Constant nodes hold (``value``), by the value's name: rounded in
+    numpy as weights are, instead of by Cast nodes."""
+    found = {}
+    for node in model.graph.node:
+        if node.op_type != "Constant" or node.domain not in ("", "ai.onnx") or len(node.output) != 1:
+            continue
+        for attribute in node.attribute:
+            if attribute.name == "value" and attribute.type == 4 and attribute.t.data_type == ELEM_TYPES[FLOAT32]:
+                found[node.output[0]] = attribute.t  # TENSOR
+    return found
 
 
 def _cast(node: "onnx.NodeProto", source: str, target: str, to: int, name: str) -> None:
