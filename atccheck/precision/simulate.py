@@ -23,6 +23,7 @@ again for each simulation.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -110,7 +111,8 @@ class Simulator:
 
     def rounded_weight(self, name: str, dtype: str, new_name: str) -> "onnx.TensorProto | None":
         """A float32 weight rounded to ``dtype`` once, in numpy (the same IEEE rounding as Cast): a
-        weight needs no Cast nodes, which keeps the simulated graph small."""
+        weight needs no Cast nodes, which keeps the simulated graph small. The tensor is shared
+        between calls: add a copy of it to a graph (``append`` copies), do not keep it."""
         tensor = self._initializers.get(name)
         if tensor is None:
             return None
@@ -122,13 +124,15 @@ class Simulator:
             from onnx import numpy_helper
 
             narrow = np.float16 if dtype == FLOAT16 else ml_dtypes.bfloat16
+            # raw little-endian bytes (how exporters store weights) are read in place
+            raw = tensor.raw_data and tensor.data_location != 1 and sys.byteorder == "little"  # not EXTERNAL
+            array = np.frombuffer(tensor.raw_data, np.float32) if raw else numpy_helper.to_array(tensor)
             with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
-                array = numpy_helper.to_array(tensor).astype(narrow).astype(np.float32)
-            found = self._rounded[key] = numpy_helper.from_array(array, new_name)
-        copy = type(found)()
-        copy.CopyFrom(found)
-        copy.name = new_name
-        return copy
+                rounded = array.astype(narrow).astype(np.float32)
+            found = self._rounded[key] = type(tensor)(name=new_name, data_type=ELEM_TYPES[FLOAT32],
+                                                      dims=list(tensor.dims), raw_data=rounded.tobytes())
+        found.name = new_name  # the cached tensor itself: appending it to a graph copies it
+        return found
 
     def both(self, assignment: Assignment, float32_values: Collection[str]) -> tuple[list[Values], list[Values]]:
         """The float32 and the lowered run in one onnxruntime session: the lowered copy of the graph sits
