@@ -18,7 +18,8 @@ Every float32 value the root graph computes is also made a graph output of both 
 lowered copy, so one run of each gives every intermediate value to compare. The weights are
 serialized once: a variant's bytes are its graph without initializers followed by the
 initializers alone (protobuf merges the two messages), so a keep-list search does not copy them
-again for each simulation.
+again for each simulation. The combined graph is the model's own bytes followed by its lowered half,
+which reads the model's Constants rather than copying them.
 """
 
 from __future__ import annotations
