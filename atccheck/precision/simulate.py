@@ -18,11 +18,13 @@ Every float32 value the root graph computes is also made a graph output of both 
 lowered copy, so one run of each gives every intermediate value to compare. The weights are
 serialized once: a variant's bytes are its graph without initializers followed by the
 initializers alone (protobuf merges the two messages), so a keep-list search does not copy them
-again for each simulation.
+again for each simulation. The combined graph is the model's own bytes followed by its lowered half,
+which reads the model's Constants rather than copying them.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,12 +78,14 @@ class Simulator:
         self._weights = weights.SerializeToString()
         self.ranks = {t.name: len(t.dims) for t in model.graph.initializer}
         self._initializers = {t.name: t for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
+        self._initializers.update(constant_tensors(model))
         self._rounded: dict[tuple[str, str], "onnx.TensorProto"] = {}
         del weights
         skeleton = onnx.ModelProto()
         skeleton.CopyFrom(model)
         del skeleton.graph.initializer[:]
         self.skeleton = skeleton
+        self._skeleton_bytes: bytes | None = None
         if len(self._weights) > INLINE_LIMIT:
             raise SimulationError(f"the weights take {len(self._weights) / 2**30:.1f} GiB, more than onnxruntime takes "
                                   "from memory; the numerics are not simulated for models this large")
@@ -108,7 +112,8 @@ class Simulator:
 
     def rounded_weight(self, name: str, dtype: str, new_name: str) -> "onnx.TensorProto | None":
         """A float32 weight rounded to ``dtype`` once, in numpy (the same IEEE rounding as Cast): a
-        weight needs no Cast nodes, which keeps the simulated graph small."""
+        weight needs no Cast nodes, which keeps the simulated graph small. The tensor is shared
+        between calls: add a copy of it to a graph (``append`` copies), do not keep it."""
         tensor = self._initializers.get(name)
         if tensor is None:
             return None
@@ -120,13 +125,15 @@ class Simulator:
             from onnx import numpy_helper
 
             narrow = np.float16 if dtype == FLOAT16 else ml_dtypes.bfloat16
+            # raw little-endian bytes (how exporters store weights) are read in place
+            raw = tensor.raw_data and tensor.data_location != 1 and sys.byteorder == "little"  # not EXTERNAL
+            array = np.frombuffer(tensor.raw_data, np.float32) if raw else numpy_helper.to_array(tensor)
             with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
-                array = numpy_helper.to_array(tensor).astype(narrow).astype(np.float32)
-            found = self._rounded[key] = numpy_helper.from_array(array, new_name)
-        copy = type(found)()
-        copy.CopyFrom(found)
-        copy.name = new_name
-        return copy
+                rounded = array.astype(narrow).astype(np.float32)
+            found = self._rounded[key] = type(tensor)(name=new_name, data_type=ELEM_TYPES[FLOAT32],
+                                                      dims=list(tensor.dims), raw_data=rounded.tobytes())
+        found.name = new_name  # the cached tensor itself: appending it to a graph copies it
+        return found
 
     def both(self, assignment: Assignment, float32_values: Collection[str]) -> tuple[list[Values], list[Values]]:
         """The float32 and the lowered run in one onnxruntime session: the lowered copy of the graph sits
@@ -141,34 +148,48 @@ class Simulator:
         suffix = "__atccheck_lowered"
         while any(v + suffix in taken for v in produced):
             suffix += "_"
-        combined = onnx.ModelProto()
-        combined.CopyFrom(self.skeleton)
-        del combined.graph.output[:]
-        emit_lowered(combined.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
+        # Only the lowered half is built and serialized here: protobuf merges a message's bytes written
+        # after another's (repeated fields append), so the model's own bytes, serialized once, are followed
+        # by a graph holding the lowered nodes and the graph outputs the model does not already list.
+        added = onnx.ModelProto()
+        shared = emit_lowered(added.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
                      suffix)
         hidden = assignment.hidden_values(list(self.skeleton.graph.node))
         wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
         plain = list(dict.fromkeys(self.output_names + self.node_values))
         low = list(dict.fromkeys(self.output_names + wanted))
+        listed = set(self.output_names)
         for name in plain:
-            combined.graph.output.add().name = name
+            if name not in listed:
+                added.graph.output.add().name = name
         for name in low:
-            combined.graph.output.add().name = name + suffix
-        results = self._run(combined, plain + [n + suffix for n in low])
+            if name not in shared:
+                added.graph.output.add().name = name + suffix
+        results = self._run(added, plain + [n + suffix for n in low if n not in shared], base=self.skeleton_bytes())
         reference = [{n: r[n] for n in plain if n in r} for r in results]
-        lowered = [{n: r[n + suffix] for n in low if n + suffix in r} for r in results]
+        lowered = [{n: r[n if n in shared else n + suffix] for n in low if (n if n in shared else n + suffix) in r}
+                   for r in results]
         return reference, lowered
 
-    def _run(self, model: "onnx.ModelProto", names: Sequence[str]) -> list[Values]:
+    def skeleton_bytes(self) -> bytes:
+        """The weight-free model, serialized once for every run that extends it."""
+        if self._skeleton_bytes is None:
+            self._skeleton_bytes = self.skeleton.SerializeToString()
+        return self._skeleton_bytes
+
+    def _run(self, model: "onnx.ModelProto", names: Sequence[str], base: bytes = b"") -> list[Values]:
         import onnxruntime as ort
 
         from atccheck.errors import one_line
         from atccheck.fixing.runtime import RunError, run_bounded, session_options
 
         started = time.perf_counter()
-        payload = model.SerializeToString() + self._weights
+        payload = base + model.SerializeToString() + self._weights
+        options = session_options()
+        # each session runs once per input set: a memory pattern is only worth tracing for later runs
+        options.enable_mem_pattern = False
         try:
-            session = ort.InferenceSession(payload, session_options(), providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(payload, options, providers=["CPUExecutionProvider"])
         except Exception as exc:
             raise SimulationError(f"onnxruntime cannot load the model: {one_line(exc)}") from None
         available = {o.name for o in session.get_outputs()}
@@ -212,11 +233,13 @@ def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Coll
 
 
 def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
-                 ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "") -> None:
+                 ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "") -> set[str]:
     """Append to ``graph`` the lowered nodes of ``model``'s graph: every value a node produces is named
-    with ``suffix`` added (none: the model's own names), graph inputs and weights keep theirs."""
-    import onnx
+    with ``suffix`` added (none: the model's own names), graph inputs and weights keep theirs.
 
+    With a suffix, a Constant the lowering leaves as it is is not copied: the lowered nodes read the
+    original's value, whose name is returned (a lowered float Constant becomes a weight rounded in numpy).
+    """
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     if opset < BFLOAT16_CAST_OPSET and any(BFLOAT16 in (n.inputs, n.outputs) for n in assignment.nodes.values()):
         raise SimulationError(f"onnxruntime's Cast takes bfloat16 from opset {BFLOAT16_CAST_OPSET}; the model imports "
@@ -230,10 +253,10 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
     if suffix:
         used |= {v + suffix for v in produced}
     counter = [0]
-    make = onnx.helper.make_node
+    shared: set[str] = set()
 
     def ref(name: str) -> str:
-        return name + suffix if suffix and name in produced else name
+        return name + suffix if suffix and name in produced and name not in shared else name
 
     def fresh(base: str) -> str:
         while True:
@@ -245,8 +268,8 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
 
     def cast_pair(source: str, dtype: str, target: str) -> None:
         narrow = fresh(source)
-        graph.node.append(make("Cast", [source], [narrow], to=ELEM_TYPES[dtype], name=fresh("round")))
-        graph.node.append(make("Cast", [narrow], [target], to=ELEM_TYPES[FLOAT32], name=fresh("widen")))
+        _cast(graph.node.add(), source, narrow, ELEM_TYPES[dtype], fresh("round"))
+        _cast(graph.node.add(), narrow, target, ELEM_TYPES[FLOAT32], fresh("widen"))
 
     folded = set(assignment.fused.values())
     for index, source in enumerate(sources):
@@ -257,6 +280,16 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
             _fold_conv_batchnorm(graph, sources[assignment.fused[index]], source, decision.inputs, float32_values,
                                  stored, fresh, cast_pair, ranks or {}, ref)
             continue
+        if suffix and source.op_type == "Constant" and source.domain in ("", "ai.onnx") and len(source.output) == 1:
+            name = source.output[0]
+            if decision is None or decision.outputs == FLOAT32 or name not in float32_values:
+                shared.add(name)  # the same value in both copies
+                continue
+            weight = rounded_weight(name, decision.outputs, name + suffix) if rounded_weight else None
+            if weight is not None:
+                graph.initializer.append(weight)
+                stored[name] = decision.outputs
+                continue
         inputs = [ref(name) for name in source.input]
         if decision is not None and decision.inputs != FLOAT32:
             for position, name in enumerate(source.input):
@@ -266,7 +299,10 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
                 key = (name, decision.inputs)
                 if key not in rounded:
                     rounded[key] = fresh(name)
-                    weight = rounded_weight(name, decision.inputs, rounded[key]) if rounded_weight else None
+                    # a weight (or a Constant's tensor) is rounded once in numpy; a value already rounded
+                    # by its own node is rounded again from there, as the device does
+                    weight = (rounded_weight(name, decision.inputs, rounded[key])
+                              if rounded_weight and name not in stored else None)
                     if weight is not None:
                         graph.initializer.append(weight)
                     else:
@@ -296,6 +332,33 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
             node.output[position] = raw
             cast_pair(raw, decision.outputs, ref(name))
             stored[name] = decision.outputs
+    return shared
+
+
+def constant_tensors(model: "onnx.ModelProto") -> dict[str, "onnx.TensorProto"]:
+    """The float32 tensors root-graph Constant nodes hold (``value``), by the value's name: rounded in
+    numpy as weights are, instead of by Cast nodes."""
+    found = {}
+    for node in model.graph.node:
+        if node.op_type != "Constant" or node.domain not in ("", "ai.onnx") or len(node.output) != 1:
+            continue
+        for attribute in node.attribute:
+            if attribute.name == "value" and attribute.type == 4 and attribute.t.data_type == ELEM_TYPES[FLOAT32]:
+                found[node.output[0]] = attribute.t  # TENSOR
+    return found
+
+
+def _cast(node: "onnx.NodeProto", source: str, target: str, to: int, name: str) -> None:
+    """Fill ``node`` as ``Cast(to)``: set in place, which costs less than onnx.helper's checks on a graph
+    with thousands of rounding points."""
+    node.op_type = "Cast"
+    node.name = name
+    node.input.append(source)
+    node.output.append(target)
+    attribute = node.attribute.add()
+    attribute.name = "to"
+    attribute.type = 2  # AttributeProto.INT
+    attribute.i = to
 
 
 def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodeProto", dtype: str,

@@ -160,3 +160,31 @@ def test_one_session_for_both_runs_gives_the_same_values_as_two():
             np.testing.assert_array_equal(lowered_together[0][key], value)
         for key, value in reference[0].items():
             np.testing.assert_array_equal(together[0][key], value)
+
+
+def test_constants_are_read_by_both_halves_and_rounded_once_as_weights(monkeypatch):
+    c = np.linspace(-3.3, 70000.0, 16).astype(F32)  # its last values overflow float16
+    nodes = [helper.make_node("Constant", [], ["c"], name="const", value=init("c_value", c)),
+             helper.make_node("Add", ["x", "c"], ["a"], name="add"),
+             helper.make_node("Mul", ["a", "c"], ["y"], name="mul")]
+    model = make_model(nodes, [tensor_input("x", [4, 16])], [tensor_input("y", [4, 16])], [])
+    ctx = check(model, soc="Ascend310P3").context
+    x = np.random.default_rng(4).standard_normal((4, 16)).astype(F32)
+    simulator = Simulator(model, [{"x": x}])
+    built = []
+    run = Simulator._run
+
+    def spy(self, graph_model, names, base=b""):
+        built.append(graph_model)
+        return run(self, graph_model, names, base)
+
+    monkeypatch.setattr(Simulator, "_run", spy)
+    reference = simulator.reference()
+    float32 = float32_value_names(simulator, reference)
+    assignment = assign_dtypes(ctx, "force_fp16", (), float32)
+    _, lowered = simulator.both(assignment, float32)
+    assert [n.op_type for n in built[-1].graph.node if n.op_type in ("Constant", "Cast")] == ["Cast", "Cast"] * 3
+    expected = r(r(r(x, F16) + r(c, F16), F16) * r(c, F16), F16)
+    np.testing.assert_array_equal(lowered[0]["y"], expected)
+    apart = simulator.lowered(assignment, float32)[0]
+    np.testing.assert_array_equal(apart["y"], expected)
