@@ -113,8 +113,6 @@ NAMED: tuple[tuple[str, bool, tuple[Any, ...]], ...] = (
     ('decompose-contrib-skip-simplified-layer-normalization', True, ('unsupported-op', 'SkipSimplifiedLayerNormalization', 'com.microsoft', (), ())),
     ('decompose-resize', True, ('aicpu-fallback', 'Resize', None, (), ())),
     ('decompose-resize', True, ('attr-ignored', 'Resize', None, (), ())),
-    ('drop-training-attributes', True, ('attr-out-of-range', 'BatchNormalization', None, (('attr', ('momentum',)),), ())),
-    ('drop-training-attributes', True, ('attr-out-of-range', 'Dropout', None, (('attr', ('ratio', 'seed')),), ())),
     ('decompose-einsum', True, ('attr-out-of-range', 'Einsum', None, (), ())),
     ('decompose-grid-sample', True, ('attr-out-of-range', 'GridSample', None, (('attr', ('mode', 'padding_mode', 'align_corners')),), ())),
     ('use-pytorch-half-pixel', True, ('attr-out-of-range', 'Resize', None, (('attr', ('coordinate_transformation_mode',)), ('value', ('half_pixel',))), ())),

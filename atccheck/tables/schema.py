@@ -221,7 +221,7 @@ class OpFact:
     kind: str  # ignored-attr | empty-axes-not-reduced | origin-dtype-rejected | ai-core-rewrite |
     # partitioned-call-member | check-supported-rejects | input-shape-required | negative-indices-rejected |
     # last-axis-step-one | pad-value-zero | hand-fixed-practice | pool-aicpu-graph | shape-value-inputs |
-    # axis-not-flattened | training-only-attr | infer-shape-check; the kinds of op_tables/curated/op_facts.json are copied as they are
+    # axis-not-flattened | infer-shape-check; the kinds of op_tables/curated/op_facts.json are copied as they are
     op: str
     attr: str | None
     profiles: tuple[str, ...]

@@ -43,7 +43,7 @@ CLOSED = {
         "kind": {"ignored-attr", "empty-axes-not-reduced", "origin-dtype-rejected", "ai-core-rewrite",
                  "partitioned-call-member", "check-supported-rejects", "input-shape-required",
                  "negative-indices-rejected", "last-axis-step-one", "pad-value-zero", "hand-fixed-practice",
-                 "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened", "training-only-attr",
+                 "pool-aicpu-graph", "shape-value-inputs", "axis-not-flattened",
                  "fusion-pass", "infer-shape-check"},
         "severity": {"error", "warning", "info"},
     },
