@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -172,6 +173,55 @@ _active_lock = threading.Lock()
 _thread = threading.local()
 
 
+class _Watchdog:
+    """One daemon thread that sets ``terminate`` on the runs that outlive their deadline. It is
+    started with the first run and serves every later one: starting a timer thread per run cost
+    about as much as running a small model once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._deadlines: dict[int, tuple[float, Any, threading.Event]] = {}
+        self._thread: threading.Thread | None = None
+
+    def watch(self, options: Any, limit: float, expired: threading.Event) -> int:
+        """Watch one run; the token to :meth:`release` it with when it ends."""
+        token = id(expired)
+        with self._lock:
+            self._deadlines[token] = (time.monotonic() + limit, options, expired)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="atccheck-run-watchdog", daemon=True)
+                self._thread.start()
+            self._lock.notify()
+        return token
+
+    def release(self, token: int) -> None:
+        with self._lock:
+            self._deadlines.pop(token, None)
+
+    def _serve(self) -> None:
+        with self._lock:
+            while True:
+                now = time.monotonic()
+                for token, (deadline, options, expired) in list(self._deadlines.items()):
+                    if deadline <= now:
+                        expired.set()
+                        options.terminate = True
+                        del self._deadlines[token]
+                soonest = min((d for d, _, _ in self._deadlines.values()), default=None)
+                self._lock.wait(None if soonest is None else soonest - now)
+
+
+_watchdog = _Watchdog()
+
+
+def _new_watchdog_after_fork() -> None:
+    global _watchdog
+    _watchdog = _Watchdog()  # a forked worker has no watchdog thread, and its lock may be held
+
+
+os.register_at_fork(after_in_child=_new_watchdog_after_fork)
+
+
 def bind_cancel(cancelled: threading.Event) -> None:
     """Cancel every later run on this thread once ``cancelled`` is set (a thread pool's initializer)."""
     _thread.cancelled = cancelled
@@ -232,18 +282,11 @@ def run_bounded(session: Any, names: "list[str]", feeds: Any, timeout: float | N
     options = ort.RunOptions()
     options.log_severity_level = 4
     expired = threading.Event()
-
-    def stop() -> None:
-        expired.set()
-        options.terminate = True
-
-    watchdog = threading.Timer(limit, stop)
-    watchdog.daemon = True
     with _active_lock:
         _active_runs.add(options)
         if _cancelled():  # the owner stopped waiting before this run could register
             options.terminate = True
-    watchdog.start()
+    token = _watchdog.watch(options, limit, expired)
     try:
         return list(session.run(names, feeds, options))
     except Exception as exc:
@@ -254,7 +297,7 @@ def run_bounded(session: Any, names: "list[str]", feeds: Any, timeout: float | N
             raise RunTimeout(CANCELLED) from None
         raise RunError(f"onnxruntime cannot run the model: {one_line(exc)}") from None
     finally:
-        watchdog.cancel()
+        _watchdog.release(token)
         with _active_lock:
             _active_runs.discard(options)
 
