@@ -58,18 +58,20 @@ def alternative_mode(ctx: "CheckContext") -> str | None:
     return None
 
 
-def model_with_weights(ctx: "CheckContext") -> "onnx.ModelProto":
-    """The checked model with every weight read (check loads the graph only)."""
+def model_with_weights(ctx: "CheckContext") -> "tuple[onnx.ModelProto, bytes | None]":
+    """The checked model with every weight read (check loads the graph only), and the file's bytes
+    where they are the whole model (no external data): the simulation extends them as they are."""
     from atccheck.model.loading import load_model, read_weights
 
     if ctx.loaded.path is None:
-        return ctx.model  # a caller's ModelProto holds its weights
+        return ctx.model, None  # a caller's ModelProto holds its weights
     if not ctx.loaded.external:  # the check already validated this file: parse it whole, nothing more
         from atccheck.model import onnxpb
 
-        return onnxpb.ModelProto.FromString(ctx.loaded.path.read_bytes())
+        data = ctx.loaded.path.read_bytes()
+        return onnxpb.ModelProto.FromString(data), data
     loaded = load_model(ctx.loaded.path, weights=True)
-    return read_weights(loaded, ctx.loaded.path)
+    return read_weights(loaded, ctx.loaded.path), None
 
 
 def planned_dims(model: "onnx.ModelProto", overrides: Mapping[str, Sequence[int]]) -> dict[str, list[int | str | None]]:
@@ -105,13 +107,15 @@ def run_numerics(
 
     target = ctx.target
     mode_facts(ctx, target.precision_mode)  # a mode that cannot be simulated is a usage error
-    model = model if model is not None else model_with_weights(ctx)
+    source = None
+    if model is None:
+        model, source = model_with_weights(ctx)
     label = "sample"
     if samples is None and request.inputs is not None:
         samples, label = load_samples(request.inputs), f"--inputs {os.fspath(request.inputs)}"
     try:
         feed = make_inputs(model, planned_dims(model, ctx.input_shapes), samples, label)
-        simulator = Simulator(model, feed.sets)
+        simulator = Simulator(model, feed.sets, source)
         return analyze(ctx, simulator, feed.describe(), search=request.search, alternative=alternative_mode(ctx))
     except (RunError, SimulationError) as exc:
         return NumericsResult(target.precision_mode, target.soc.name, (), error=str(exc))

@@ -15,15 +15,16 @@ float16 inputs in float32 and writes a float16 output, as the Cube unit does. Th
 where a value is widened, so a node kept in float32 reads its float16 inputs unchanged.
 
 Every float32 value the root graph computes is also made a graph output of both the plain and the
-lowered copy, so one run of each gives every intermediate value to compare. The weights are
-serialized once: a variant's bytes are its graph without initializers followed by the
-initializers alone (protobuf merges the two messages), so a keep-list search does not copy them
-again for each simulation. The combined graph is the model's own bytes followed by its lowered half,
-which reads the model's Constants rather than copying them.
+lowered copy, so one run of each gives every intermediate value to compare. The combined graph is
+the model's own bytes (the checked file's, where the caller has them) followed by its lowered half,
+which reads the model's weights and Constants rather than copying them (protobuf merges the two
+messages). The single-variant runs of a keep-list search serialize the weights once: a variant's
+bytes are its graph without initializers followed by the initializers alone.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Collection, Mapping, Sequence
@@ -47,6 +48,9 @@ VALUE_PRESERVING = frozenset({
     "GlobalMaxPool", "Identity", "Max", "MaxPool", "Min", "Neg", "Pad", "ReduceMax", "ReduceMin", "Relu",
     "Reshape", "Slice", "SpaceToDepth", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze", "Where",
 })
+# From this many elements a weight is rounded on its bits (round_to_float16); below, numpy's two
+# conversions cost less than the bit operations' fixed cost.
+BIT_ROUNDING_SIZE = 4096
 # Weights of a model past this many bytes go to onnxruntime through a file instead of bytes.
 INLINE_LIMIT = 2**31 - 2**26
 
@@ -68,47 +72,61 @@ class Runs:
 class Simulator:
     """One model's plain and lowered runs on fixed inputs."""
 
-    def __init__(self, model: "onnx.ModelProto", feeds: Sequence[Mapping[str, "np.ndarray"]]) -> None:
-        import onnx
-
+    def __init__(self, model: "onnx.ModelProto", feeds: Sequence[Mapping[str, "np.ndarray"]],
+                 source: bytes | None = None) -> None:
+        """``source``, where the caller has it, is ``model`` serialized (a checked file's own bytes): the
+        combined run extends those bytes instead of serializing the model again."""
         self.feeds = [dict(f) for f in feeds]
         self.runs = Runs()
-        weights = onnx.ModelProto()
-        weights.graph.initializer.extend(model.graph.initializer)
-        self._weights = weights.SerializeToString()
+        self.model = model
+        self._source = source
+        size = len(source) if source is not None else model.ByteSize()
+        if size > INLINE_LIMIT:
+            raise SimulationError(f"the model takes {size / 2**30:.1f} GiB, more than onnxruntime takes "
+                                  "from memory; the numerics are not simulated for models this large")
         self.ranks = {t.name: len(t.dims) for t in model.graph.initializer}
         self._initializers = {t.name: t for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
         self._initializers.update(constant_tensors(model))
         self._rounded: dict[tuple[str, str], "onnx.TensorProto"] = {}
-        del weights
-        skeleton = onnx.ModelProto()
-        skeleton.CopyFrom(model)
-        del skeleton.graph.initializer[:]
-        self.skeleton = skeleton
-        self._skeleton_bytes: bytes | None = None
-        if len(self._weights) > INLINE_LIMIT:
-            raise SimulationError(f"the weights take {len(self._weights) / 2**30:.1f} GiB, more than onnxruntime takes "
-                                  "from memory; the numerics are not simulated for models this large")
         self.node_values = [v for node in model.graph.node for v in node.output if v]
         self.float32_inputs = {vi.name for vi in model.graph.input
                                if vi.type.tensor_type.elem_type == ELEM_TYPES[FLOAT32]}
         self.float32_inputs |= {t.name for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
         self.output_names = [o.name for o in model.graph.output]
 
+    @functools.cached_property
+    def skeleton(self) -> "onnx.ModelProto":
+        """The model without its weights, which the runs of single variants (the keep-list search) extend."""
+        import onnx
+
+        skeleton = onnx.ModelProto()
+        skeleton.CopyFrom(self.model)
+        del skeleton.graph.initializer[:]
+        return skeleton
+
+    @functools.cached_property
+    def weights(self) -> bytes:
+        """The weights alone, serialized once for every single-variant run."""
+        import onnx
+
+        weights = onnx.ModelProto()
+        weights.graph.initializer.extend(self.model.graph.initializer)
+        return weights.SerializeToString()
+
     # ---- the runs
 
     def reference(self) -> list[Values]:
         """Every root-graph value of each input set, in float32 (the model as written)."""
         exposed = _with_outputs(self.skeleton, self.node_values)
-        return self._run(exposed, self.node_values + self.output_names)
+        return self._run(exposed, self.node_values + self.output_names, weights=self.weights)
 
     def lowered(self, assignment: Assignment, float32_values: Collection[str]) -> list[Values]:
         """Every float32 root-graph value of each input set, with the assignment's rounding applied."""
-        model = lower(self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight)
+        model = lower(self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight, self.folded_weights)
         hidden = assignment.hidden_values(list(self.skeleton.graph.node))
         wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
         exposed = _with_outputs(model, wanted)
-        return self._run(exposed, wanted + self.output_names)
+        return self._run(exposed, wanted + self.output_names, weights=self.weights)
 
     def rounded_weight(self, name: str, dtype: str, new_name: str) -> "onnx.TensorProto | None":
         """A float32 weight rounded to ``dtype`` once, in numpy (the same IEEE rounding as Cast): a
@@ -120,41 +138,57 @@ class Simulator:
         key = (name, dtype)
         found = self._rounded.get(key)
         if found is None:
-            import ml_dtypes
             import numpy as np
             from onnx import numpy_helper
 
-            narrow = np.float16 if dtype == FLOAT16 else ml_dtypes.bfloat16
             # raw little-endian bytes (how exporters store weights) are read in place
             raw = tensor.raw_data and tensor.data_location != 1 and sys.byteorder == "little"  # not EXTERNAL
             array = np.frombuffer(tensor.raw_data, np.float32) if raw else numpy_helper.to_array(tensor)
-            with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
-                rounded = array.astype(narrow).astype(np.float32)
+            rounded = _round(array, dtype)
             found = self._rounded[key] = type(tensor)(name=new_name, data_type=ELEM_TYPES[FLOAT32],
                                                       dims=list(tensor.dims), raw_data=rounded.tobytes())
         found.name = new_name  # the cached tensor itself: appending it to a graph copies it
         return found
 
+    def folded_weights(self, conv: "onnx.NodeProto", norm: "onnx.NodeProto", dtype: str,
+                       names: Sequence[str]) -> "list[onnx.TensorProto] | None":
+        """The filter and bias of a conv with its BatchNormalization folded in, computed in float32 in
+        numpy (the same IEEE operations, in the same order, as the nodes of :func:`_fold_conv_batchnorm`)
+        and rounded to ``dtype``, named ``names``; None unless every operand is a weight."""
+        from onnx import numpy_helper
+
+        wanted = [conv.input[1], *norm.input[1:5]]
+        bias = conv.input[2] if len(conv.input) > 2 and conv.input[2] else None
+        tensors = [self._initializers.get(name) for name in wanted + ([bias] if bias else [])]
+        if any(t is None for t in tensors):
+            return None
+        weight, gamma, beta, mean, var, *rest = (numpy_helper.to_array(t) for t in tensors)  # type: ignore[arg-type]
+        epsilon = next((a.f for a in norm.attribute if a.name == "epsilon"), 1e-5)
+        folded = fold_batchnorm(weight, rest[0] if rest else None, gamma, beta, mean, var, epsilon)
+        return [numpy_helper.from_array(_round(array, dtype), name) for name, array in zip(names, folded)]
+
     def both(self, assignment: Assignment, float32_values: Collection[str]) -> tuple[list[Values], list[Values]]:
         """The float32 and the lowered run in one onnxruntime session: the lowered copy of the graph sits
         beside the original, reading the same inputs and weights, its values renamed. One session costs
         less than two; a graph with subgraphs (If, Loop) is run as two models instead."""
-        if any(a.type in (5, 10) for node in self.skeleton.graph.node for a in node.attribute):  # GRAPH, GRAPHS
+        model = self.model
+        if any(a.type in (5, 10) for node in model.graph.node for a in node.attribute):  # GRAPH, GRAPHS
             return self.reference(), self.lowered(assignment, float32_values)
         import onnx
 
-        produced = {v for node in self.skeleton.graph.node for v in node.output if v}
-        taken = produced | {i.name for i in self.skeleton.graph.input}
+        produced = {v for node in model.graph.node for v in node.output if v}
+        taken = produced | {i.name for i in model.graph.input}
         suffix = "__atccheck_lowered"
         while any(v + suffix in taken for v in produced):
             suffix += "_"
         # Only the lowered half is built and serialized here: protobuf merges a message's bytes written
-        # after another's (repeated fields append), so the model's own bytes, serialized once, are followed
-        # by a graph holding the lowered nodes and the graph outputs the model does not already list.
+        # after another's (repeated fields append), so the model's own bytes (the file's, where the caller
+        # gave them) are followed by a graph holding the lowered nodes and the graph outputs the model does
+        # not already list.
         added = onnx.ModelProto()
-        shared = emit_lowered(added.graph, self.skeleton, assignment, float32_values, self.ranks, self.rounded_weight,
-                     suffix)
-        hidden = assignment.hidden_values(list(self.skeleton.graph.node))
+        shared = emit_lowered(added.graph, model, assignment, float32_values, self.ranks, self.rounded_weight, suffix,
+                              self.folded_weights)
+        hidden = assignment.hidden_values(list(model.graph.node))
         wanted = [v for v in self.node_values if v in float32_values and v not in hidden]
         plain = list(dict.fromkeys(self.output_names + self.node_values))
         low = list(dict.fromkeys(self.output_names + wanted))
@@ -165,26 +199,27 @@ class Simulator:
         for name in low:
             if name not in shared:
                 added.graph.output.add().name = name + suffix
-        results = self._run(added, plain + [n + suffix for n in low if n not in shared], base=self.skeleton_bytes())
+        results = self._run(added, plain + [n + suffix for n in low if n not in shared], base=self.source())
         reference = [{n: r[n] for n in plain if n in r} for r in results]
         lowered = [{n: r[n if n in shared else n + suffix] for n in low if (n if n in shared else n + suffix) in r}
                    for r in results]
         return reference, lowered
 
-    def skeleton_bytes(self) -> bytes:
-        """The weight-free model, serialized once for every run that extends it."""
-        if self._skeleton_bytes is None:
-            self._skeleton_bytes = self.skeleton.SerializeToString()
-        return self._skeleton_bytes
+    def source(self) -> bytes:
+        """The model with its weights, serialized once (or as the caller read it) for every run that extends it."""
+        if self._source is None:
+            self._source = self.model.SerializeToString()
+        return self._source
 
-    def _run(self, model: "onnx.ModelProto", names: Sequence[str], base: bytes = b"") -> list[Values]:
+    def _run(self, model: "onnx.ModelProto", names: Sequence[str], base: bytes = b"",
+             weights: bytes = b"") -> list[Values]:
         import onnxruntime as ort
 
         from atccheck.errors import one_line
         from atccheck.fixing.runtime import RunError, run_bounded, session_options
 
         started = time.perf_counter()
-        payload = base + model.SerializeToString() + self._weights
+        payload = base + model.SerializeToString() + weights
         options = session_options()
         # each session runs once per input set: a memory pattern is only worth tracing for later runs
         options.enable_mem_pattern = False
@@ -221,19 +256,21 @@ def _with_outputs(model: "onnx.ModelProto", names: Sequence[str]) -> "onnx.Model
 
 
 def lower(model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
-          ranks: Mapping[str, int] | None = None, rounded_weight: Any = None) -> "onnx.ModelProto":
+          ranks: Mapping[str, int] | None = None, rounded_weight: Any = None,
+          folded_weights: Any = None) -> "onnx.ModelProto":
     """A copy of ``model`` with a Cast pair wherever the assignment rounds a float32 value."""
     import onnx
 
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     del copy.graph.node[:]
-    emit_lowered(copy.graph, model, assignment, float32_values, ranks, rounded_weight)
+    emit_lowered(copy.graph, model, assignment, float32_values, ranks, rounded_weight, folded_weights=folded_weights)
     return copy
 
 
 def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, float32_values: Collection[str],
-                 ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "") -> set[str]:
+                 ranks: Mapping[str, int] | None = None, rounded_weight: Any = None, suffix: str = "",
+                 folded_weights: Any = None) -> set[str]:
     """Append to ``graph`` the lowered nodes of ``model``'s graph: every value a node produces is named
     with ``suffix`` added (none: the model's own names), graph inputs and weights keep theirs.
 
@@ -277,8 +314,16 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
         if index in folded:
             continue  # emitted with the node it is fused with
         if index in assignment.fused and decision is not None:
-            _fold_conv_batchnorm(graph, sources[assignment.fused[index]], source, decision.inputs, float32_values,
-                                 stored, fresh, cast_pair, ranks or {}, ref)
+            conv = sources[assignment.fused[index]]
+            names = [fresh("bn_filter"), fresh("bn_bias")]
+            weights = folded_weights(conv, source, decision.inputs, names) if folded_weights else None
+            if weights is not None:  # folded in numpy: two rounded weights instead of eight nodes and their casts
+                graph.initializer.extend(weights)
+                _emit_fused_conv(graph, conv, source, decision.inputs, names, float32_values, stored, fresh,
+                                 cast_pair, ref)
+            else:
+                _fold_conv_batchnorm(graph, conv, source, decision.inputs, float32_values, stored, fresh, cast_pair,
+                                     ranks or {}, ref)
             continue
         if suffix and source.op_type == "Constant" and source.domain in ("", "ai.onnx") and len(source.output) == 1:
             name = source.output[0]
@@ -333,6 +378,56 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
             cast_pair(raw, decision.outputs, ref(name))
             stored[name] = decision.outputs
     return shared
+
+
+def fold_batchnorm(weight: "np.ndarray", bias: "np.ndarray | None", gamma: "np.ndarray", beta: "np.ndarray",
+                   mean: "np.ndarray", var: "np.ndarray", epsilon: float) -> "tuple[np.ndarray, np.ndarray]":
+    """(filter, bias) of a conv with a BatchNormalization folded in, in float32: filter * scale and
+    (bias - mean) * scale + beta with scale = gamma / sqrt(var + epsilon), each operation rounded to
+    float32 as the folding nodes of :func:`_fold_conv_batchnorm` round it."""
+    import numpy as np
+
+    f32 = np.float32
+    scale = gamma.astype(f32) / np.sqrt(var.astype(f32) + f32(epsilon))
+    filter_ = weight.astype(f32) * scale.reshape((-1,) + (1,) * (weight.ndim - 1))
+    centered = bias.astype(f32) - mean.astype(f32) if bias is not None else -mean.astype(f32)
+    return filter_, centered * scale + beta.astype(f32)
+
+
+def _round(array: "np.ndarray", dtype: str) -> "np.ndarray":
+    """A float32 array rounded to ``dtype`` (float16 or bfloat16) and widened again."""
+    import numpy as np
+
+    if dtype == FLOAT16 and array.size >= BIT_ROUNDING_SIZE:
+        return round_to_float16(array)
+    import ml_dtypes
+
+    with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
+        return array.astype(np.float16 if dtype == FLOAT16 else ml_dtypes.bfloat16).astype(np.float32)
+
+
+# float32 bit patterns of the magnitudes float16 holds as normal numbers: from 2**-14 up to (not
+# including) 65520, the first magnitude that rounds to inf.
+_F16_NORMAL_LOW = 0x38800000
+_F16_ROUNDS_TO_INF = 0x477FF000
+
+
+def round_to_float16(array: "np.ndarray") -> "np.ndarray":
+    """``array`` (float32) rounded to float16 and widened again, as ``astype(float16).astype(float32)``
+    gives it, bit for bit (every float32 pattern was compared): within float16's normal range the
+    rounding to nearest even of the 13 mantissa bits float16 drops is done on the bits, several times
+    faster than two conversions; subnormals, the values that overflow, inf and NaN go through numpy."""
+    import numpy as np
+
+    bits = np.ascontiguousarray(array, dtype=np.float32).reshape(-1).view(np.uint32)
+    odd_bit = (bits >> np.uint32(13)) & np.uint32(1)
+    rounded = ((bits + np.uint32(0xFFF) + odd_bit) & np.uint32(0xFFFFE000)).view(np.float32)
+    magnitude = bits & np.uint32(0x7FFFFFFF)
+    outside = (magnitude < np.uint32(_F16_NORMAL_LOW)) | (magnitude >= np.uint32(_F16_ROUNDS_TO_INF))
+    if outside.any():
+        with np.errstate(over="ignore"):  # beyond the range is inf, as on the device
+            rounded[outside] = bits[outside].view(np.float32).astype(np.float16).astype(np.float32)
+    return rounded.reshape(np.shape(array))
 
 
 def constant_tensors(model: "onnx.ModelProto") -> dict[str, "onnx.TensorProto"]:
@@ -392,6 +487,19 @@ def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodePro
     for node in nodes:
         node.name = fresh("fold")
     graph.node.extend(nodes)
+    weights = []
+    for name in (names["filter"], names["bias"]):
+        rounded = fresh(name)
+        cast_pair(name, dtype, rounded)
+        weights.append(rounded)
+    _emit_fused_conv(graph, conv, norm, dtype, weights, float32_values, stored, fresh, cast_pair, ref)
+
+
+def _emit_fused_conv(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodeProto", dtype: str, weights: Sequence[str],
+                     float32_values: Collection[str], stored: dict[str, str], fresh: Any, cast_pair: Any,
+                     ref: Any) -> None:
+    """The one conv of a conv + BatchNormalization pair: its input rounded to ``dtype``, the folded
+    filter and bias (already rounded) as ``weights``, its output rounded once."""
     inputs = []
     x = conv.input[0]
     if x not in float32_values or stored.get(x, FLOAT32) == dtype:
@@ -400,10 +508,7 @@ def _fold_conv_batchnorm(graph: Any, conv: "onnx.NodeProto", norm: "onnx.NodePro
         rounded = fresh(x)
         cast_pair(ref(x), dtype, rounded)
         inputs.append(rounded)
-    for name in (names["filter"], names["bias"]):
-        rounded = fresh(name)
-        cast_pair(name, dtype, rounded)
-        inputs.append(rounded)
+    inputs.extend(weights)
     raw = fresh(norm.output[0])
     fused = graph.node.add()
     fused.CopyFrom(conv)

@@ -8,7 +8,7 @@ from onnx import helper
 
 from atccheck.api import check
 from atccheck.precision.dtypes import assign_dtypes
-from atccheck.precision.simulate import Simulator, float32_value_names, lower
+from atccheck.precision.simulate import Simulator, float32_value_names, fold_batchnorm, lower, round_to_float16
 from builders import init, make_model, tensor_input
 
 F16, BF16, F32 = np.float16, ml_dtypes.bfloat16, np.float32
@@ -153,13 +153,15 @@ def test_one_session_for_both_runs_gives_the_same_values_as_two():
         reference = simulator.reference()
         float32 = float32_value_names(simulator, reference)
         assignment = assign_dtypes(ctx, "force_fp16", (), float32)
-        together, lowered_together = simulator.both(assignment, float32)
         apart = simulator.lowered(assignment, float32)
-        assert set(lowered_together[0]) == set(apart[0])
-        for key, value in apart[0].items():
-            np.testing.assert_array_equal(lowered_together[0][key], value)
-        for key, value in reference[0].items():
-            np.testing.assert_array_equal(together[0][key], value)
+        # the combined run extends the model's bytes: serialized here, or the file's own as check read them
+        from_file = Simulator(model, simulator.feeds, source=model.SerializeToString())
+        for together, lowered_together in (simulator.both(assignment, float32), from_file.both(assignment, float32)):
+            assert set(lowered_together[0]) == set(apart[0])
+            for key, value in apart[0].items():
+                np.testing.assert_array_equal(lowered_together[0][key], value)
+            for key, value in reference[0].items():
+                np.testing.assert_array_equal(together[0][key], value)
 
 
 def test_constants_are_read_by_both_halves_and_rounded_once_as_weights(monkeypatch):
@@ -174,9 +176,9 @@ def test_constants_are_read_by_both_halves_and_rounded_once_as_weights(monkeypat
     built = []
     run = Simulator._run
 
-    def spy(self, graph_model, names, base=b""):
+    def spy(self, graph_model, names, base=b"", weights=b""):
         built.append(graph_model)
-        return run(self, graph_model, names, base)
+        return run(self, graph_model, names, base, weights)
 
     monkeypatch.setattr(Simulator, "_run", spy)
     reference = simulator.reference()
@@ -188,3 +190,60 @@ def test_constants_are_read_by_both_halves_and_rounded_once_as_weights(monkeypat
     np.testing.assert_array_equal(lowered[0]["y"], expected)
     apart = simulator.lowered(assignment, float32)[0]
     np.testing.assert_array_equal(apart["y"], expected)
+
+
+def test_rounding_on_the_bits_is_numpys_conversion_bit_for_bit():
+    """Every float16 boundary and its float32 neighbours, the specials, and a million random patterns."""
+    halves = np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(F16).astype(F32)
+    halves = halves[np.isfinite(halves)]
+    steps = np.arange(-3, 4, dtype=np.int64)
+    around = (halves.view(np.uint32).astype(np.int64)[:, None] + steps).reshape(-1)
+    midpoints = ((halves[:-1].astype(np.float64) + halves[1:]) / 2).astype(F32)  # ties: to even
+    patterns = np.random.default_rng(11).integers(0, 2**32, 2**20, dtype=np.uint64).astype(np.uint32)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 65504, 65519.996, 65520, -65520, 2**-14, 2**-24,
+                         2**-25, 3e38, 1e-45], F32)
+    values = np.concatenate([(around % 2**32).astype(np.uint32).view(F32), midpoints, patterns.view(F32), specials])
+    got, expected = round_to_float16(values), r(values, F16)
+    same = (got.view(np.uint32) == expected.view(np.uint32)) | (np.isnan(got) & np.isnan(expected))
+    assert same.all(), values[~same][:5]
+    assert round_to_float16(values[:1000].reshape(-1, 2)).shape == (500, 2)
+
+
+def test_a_batchnorm_folded_in_numpy_computes_as_the_folding_nodes_bit_for_bit(monkeypatch):
+    """Conv + BatchNormalization with constant operands: the filter and bias folded in numpy (two rounded
+    weights) give exactly the values of the float32 nodes that fold them at run time, in far fewer nodes."""
+    import onnxruntime as ort
+    from onnx import numpy_helper
+
+    rng = np.random.default_rng(9)
+    for offset in (0.0, 1000.0):
+        model = conv_bn(offset)
+        for position, low, high in ((2, 0.1, 60.0), (3, -2.0, 2.0), (4, offset - 3, offset + 3), (5, 1e-3, 4.0)):
+            name = model.graph.initializer[position].name  # gamma, beta, mean, variance: 8 channels each
+            model.graph.initializer[position].CopyFrom(init(name, rng.uniform(low, high, 8).astype(F32)))
+        ctx = check(model, soc="Ascend310P3").context
+        x = np.random.default_rng(8).standard_normal((1, 3, 16, 16)).astype(F32)
+        simulator = Simulator(model, [{"x": x}])
+        float32 = float32_value_names(simulator, simulator.reference())
+        assignment = assign_dtypes(ctx, "force_fp16", (), float32)
+        assert assignment.fused
+        built = lower(model, assignment, float32, simulator.ranks, simulator.rounded_weight, simulator.folded_weights)
+        by_numpy = simulator.lowered(assignment, float32)[0]
+        monkeypatch.setattr(Simulator, "folded_weights", lambda *args: None)
+        by_nodes = simulator.lowered(assignment, float32)[0]
+        unfolded = lower(model, assignment, float32, simulator.ranks, simulator.rounded_weight)
+        monkeypatch.undo()
+        assert len(built.graph.node) < len(unfolded.graph.node) - 8
+        assert set(by_numpy) == set(by_nodes)
+        for name, value in by_nodes.items():
+            np.testing.assert_array_equal(by_numpy[name], value)
+        # and before any rounding: the folding nodes' float32 filter and bias, run by onnxruntime
+        folds = [n.output[0] for n in unfolded.graph.node if n.output[0].split("__")[0] in ("bn_filter", "bn_bias")]
+        for name in folds:
+            unfolded.graph.output.add().name = name
+        unfolded.graph.initializer.extend(model.graph.initializer)
+        session = ort.InferenceSession(unfolded.SerializeToString(), providers=["CPUExecutionProvider"])
+        by_ort = session.run(folds, {"x": x})
+        w, b, g, beta, m, v = (numpy_helper.to_array(t) for t in model.graph.initializer)
+        for got, expected in zip(fold_batchnorm(w, b, g, beta, m, v, 1e-5), by_ort):
+            np.testing.assert_array_equal(got, expected)
