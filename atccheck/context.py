@@ -47,6 +47,9 @@ class CheckContext:
         self.registry: RegistryView = tables.registry(target.profile.id)
         # The precision preflight (atccheck.precision), run before the rules when options ask for it.
         self.numerics: Any = None
+        # Answers that depend only on the model and the target, by a key their helper owns: asked once
+        # per check, whether the preflight or a rule asks first.
+        self.memo: dict[Any, Any] = {}
 
     # ---- opsets and domains
 

@@ -223,12 +223,13 @@ def index_bounds(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]]
     from atccheck.model.graph import GraphIndex
     from atccheck.model.shapes import infer_shapes
 
+    integers = [vi for vi in model.graph.input if vi.name in shapes and _is_int(vi.type.tensor_type.elem_type)]
+    if not integers:
+        return {}  # no input could index anything: the graph need not be indexed
     graph = GraphIndex(model)
     index = None
     bounds: dict[str, int] = {}
-    for vi in model.graph.input:
-        if vi.name not in shapes or not _is_int(vi.type.tensor_type.elem_type):
-            continue
+    for vi in integers:
         frontier, seen, sizes = [vi.name], {vi.name}, []
         while frontier:
             value = frontier.pop()

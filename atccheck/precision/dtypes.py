@@ -120,6 +120,7 @@ def assign_dtypes(
     is_f32 = _float32_test(ctx, float32_values)
     stored: dict[str, str] = {}  # value -> dtype it is stored in, for float32 values produced by nodes
     nodes: dict[int, NodeDtype] = {}
+    choices: dict[tuple[int, tuple[str, ...], str | None], tuple[str, str, str]] = {}
     native = ctx.tables.native_types
     for gnode in root_nodes(ctx):
         node = gnode.node
@@ -142,7 +143,10 @@ def assign_dtypes(
         # A gray op follows its first float input's producer; graph inputs and constants are producers
         # of the model's dtype (op_info_common.cc CheckHasNoFather: any peer node is a father).
         father = stored.get(ins[0], FLOAT32) if ins else None
-        inputs, outputs, basis = _choose(ctx, facts, strategy, mode, ops, father)
+        key = (id(strategy), ops, father)  # the choice depends on nothing else: made once per kind of node
+        if key not in choices:
+            choices[key] = _choose(ctx, facts, strategy, mode, ops, father)
+        inputs, outputs, basis = choices[key]
         nodes[gnode.index] = NodeDtype(gnode.index, name, node.op_type, ops, inputs, outputs, f"{why}; {basis}",
                                        kept)
         for v in outs:

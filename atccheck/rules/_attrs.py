@@ -178,6 +178,14 @@ def ascend_ops(node: NodeContext) -> tuple[str, ...] | None:
     member the plugin picks by kernel rank or attribute (op_facts.json
     partitioned-call-member); otherwise None.
     """
+    key = ("ascend_ops", node.gnode.graph, node.gnode.index)
+    memo = node.ctx.memo
+    if key not in memo:
+        memo[key] = _ascend_ops(node)
+    return memo[key]
+
+
+def _ascend_ops(node: NodeContext) -> tuple[str, ...] | None:
     ctx = node.ctx
     reg = ctx.registration(node.gnode)
     opset = node.opset
