@@ -51,6 +51,8 @@ VALUE_PRESERVING = frozenset({
 # From this many elements a weight is rounded on its bits (round_to_float16); below, numpy's two
 # conversions cost less than the bit operations' fixed cost.
 BIT_ROUNDING_SIZE = 4096
+# What Simulator.rounded_weight gives for a weight the rounding leaves as it is.
+UNCHANGED = object()
 # Weights of a model past this many bytes go to onnxruntime through a file instead of bytes.
 INLINE_LIMIT = 2**31 - 2**26
 
@@ -87,7 +89,7 @@ class Simulator:
         self.ranks = {t.name: len(t.dims) for t in model.graph.initializer}
         self._initializers = {t.name: t for t in model.graph.initializer if t.data_type == ELEM_TYPES[FLOAT32]}
         self._initializers.update(constant_tensors(model))
-        self._rounded: dict[tuple[str, str], "onnx.TensorProto"] = {}
+        self._rounded: dict[tuple[str, str], Any] = {}  # a rounded tensor, or UNCHANGED
         self.node_values = [v for node in model.graph.node for v in node.output if v]
         self.float32_inputs = {vi.name for vi in model.graph.input
                                if vi.type.tensor_type.elem_type == ELEM_TYPES[FLOAT32]}
@@ -128,10 +130,11 @@ class Simulator:
         exposed = _with_outputs(model, wanted)
         return self._run(exposed, wanted + self.output_names, weights=self.weights)
 
-    def rounded_weight(self, name: str, dtype: str, new_name: str) -> "onnx.TensorProto | None":
+    def rounded_weight(self, name: str, dtype: str, new_name: str) -> "onnx.TensorProto | object | None":
         """A float32 weight rounded to ``dtype`` once, in numpy (the same IEEE rounding as Cast): a
-        weight needs no Cast nodes, which keeps the simulated graph small. The tensor is shared
-        between calls: add a copy of it to a graph (``append`` copies), do not keep it."""
+        weight needs no Cast nodes, which keeps the simulated graph small. :data:`UNCHANGED` when the
+        dtype holds every value of the weight exactly; None when ``name`` is not a float32 weight. The
+        tensor is shared between calls: add a copy of it to a graph (``append`` copies), do not keep it."""
         tensor = self._initializers.get(name)
         if tensor is None:
             return None
@@ -145,8 +148,13 @@ class Simulator:
             raw = tensor.raw_data and tensor.data_location != 1 and sys.byteorder == "little"  # not EXTERNAL
             array = np.frombuffer(tensor.raw_data, np.float32) if raw else numpy_helper.to_array(tensor)
             rounded = _round(array, dtype)
+            if np.array_equal(rounded, array):  # NaN compares unequal: a weight holding one is rounded as any other
+                self._rounded[key] = UNCHANGED
+                return UNCHANGED
             found = self._rounded[key] = type(tensor)(name=new_name, data_type=ELEM_TYPES[FLOAT32],
                                                       dims=list(tensor.dims), raw_data=rounded.tobytes())
+        if found is UNCHANGED:
+            return UNCHANGED
         found.name = new_name  # the cached tensor itself: appending it to a graph copies it
         return found
 
@@ -331,6 +339,10 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
                 shared.add(name)  # the same value in both copies
                 continue
             weight = rounded_weight(name, decision.outputs, name + suffix) if rounded_weight else None
+            if weight is UNCHANGED:  # every value is one the dtype holds: both copies read the original
+                shared.add(name)
+                stored[name] = decision.outputs
+                continue
             if weight is not None:
                 graph.initializer.append(weight)
                 stored[name] = decision.outputs
@@ -343,15 +355,18 @@ def emit_lowered(graph: Any, model: "onnx.ModelProto", assignment: Assignment, f
                     continue
                 key = (name, decision.inputs)
                 if key not in rounded:
-                    rounded[key] = fresh(name)
+                    target = fresh(name)
                     # a weight (or a Constant's tensor) is rounded once in numpy; a value already rounded
                     # by its own node is rounded again from there, as the device does
-                    weight = (rounded_weight(name, decision.inputs, rounded[key])
+                    weight = (rounded_weight(name, decision.inputs, target)
                               if rounded_weight and name not in stored else None)
-                    if weight is not None:
+                    if weight is UNCHANGED:  # a weight the dtype holds exactly (0.5, 3.0, 6.0, ...) is read as it is
+                        target = ref(name)
+                    elif weight is not None:
                         graph.initializer.append(weight)
                     else:
-                        cast_pair(ref(name), decision.inputs, rounded[key])
+                        cast_pair(ref(name), decision.inputs, target)
+                    rounded[key] = target
                 inputs[position] = rounded[key]
         node = graph.node.add()
         node.CopyFrom(source)

@@ -247,3 +247,25 @@ def test_a_batchnorm_folded_in_numpy_computes_as_the_folding_nodes_bit_for_bit(m
         w, b, g, beta, m, v = (numpy_helper.to_array(t) for t in model.graph.initializer)
         for got, expected in zip(fold_batchnorm(w, b, g, beta, m, v, 1e-5), by_ort):
             np.testing.assert_array_equal(got, expected)
+
+
+def test_a_weight_the_dtype_holds_exactly_is_read_as_it_is():
+    """Hard-swish's 3 and 6, a 0.5: rounding changes nothing, so the lowered half reads the original weight
+    (no rounded copy, no Cast pair); a weight rounding changes still gets its rounded copy."""
+    exact, inexact = np.array([0.5, 3.0, 6.0, -0.0], F32), np.array([0.1, 3.0, 6.0, 1e-8], F32)
+    nodes = [helper.make_node("Add", ["x", "exact"], ["a"], name="add"),
+             helper.make_node("Mul", ["a", "inexact"], ["y"], name="mul")]
+    model = make_model(nodes, [tensor_input("x", [2, 4])], [tensor_input("y", [2, 4])],
+                       [init("exact", exact), init("inexact", inexact)])
+    ctx = check(model, soc="Ascend310P3").context
+    x = np.random.default_rng(12).standard_normal((2, 4)).astype(F32)
+    simulator = Simulator(model, [{"x": x}])
+    float32 = float32_value_names(simulator, simulator.reference())
+    assignment = assign_dtypes(ctx, "force_fp16", (), float32)
+    lowered = lower(model, assignment, float32, simulator.ranks, simulator.rounded_weight)
+    add = next(n for n in lowered.graph.node if n.op_type == "Add")
+    mul = next(n for n in lowered.graph.node if n.op_type == "Mul")
+    assert add.input[1] == "exact"
+    assert mul.input[1] != "inexact" and mul.input[1] in {t.name for t in lowered.graph.initializer}
+    values = simulator.lowered(assignment, float32)[0]
+    np.testing.assert_array_equal(values["y"], r(r(r(x, F16) + exact, F16) * r(inexact, F16), F16))
