@@ -8,7 +8,8 @@ applied to the copy's inputs before inference.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
@@ -181,26 +182,47 @@ _INFERABLE_ELEMENTS = 2**62
 
 
 def _unknown_negative_dims(graph: "onnx.GraphProto") -> None:
-    """Make impossible stored dims unknown (subgraphs too): onnx's C++ inference aborts the whole
-    process on some (a LayerNormalization over an input with a dim of -7, or with dims whose
-    product overflows int64), and such sizes mean nothing to inference anyway. Only the copy
-    inference runs on is changed; the rules still see the model as stored."""
+    """Make impossible stored dims unknown (subgraphs too) in the copy inference runs on; the
+    rules still see the model as stored."""
+    for dim in _impossible_dims(graph):
+        dim.Clear()
+
+
+def _impossible_dims(graph: "onnx.GraphProto") -> list[Any]:
+    """The stored dims (subgraphs too) onnx's C++ inference aborts the whole process on: a
+    negative one (a LayerNormalization or a Slice over an input with a dim of -7), and the
+    sizes of a shape whose element count overflows int64. Such sizes mean nothing to inference."""
+    found: list[Any] = []
     for values in (graph.input, graph.output, graph.value_info):
         for vi in values:
             dims = vi.type.tensor_type.shape.dim
             count = 1
             for dim in dims:
                 if dim.HasField("dim_value") and dim.dim_value < 0:
-                    dim.Clear()
+                    found.append(dim)
                 elif dim.HasField("dim_value"):
                     count *= dim.dim_value
             if count > _INFERABLE_ELEMENTS:
-                for dim in dims:
-                    if dim.HasField("dim_value") and dim.dim_value > 1:
-                        dim.Clear()
+                found += [dim for dim in dims if dim.HasField("dim_value") and dim.dim_value > 1]
     for node in graph.node:
         for sub in subgraphs(node):
-            _unknown_negative_dims(sub)
+            found += _impossible_dims(sub)
+    return found
+
+
+@contextmanager
+def impossible_dims_hidden(model: "onnx.ModelProto") -> Iterator[None]:
+    """Within the block, the model's impossible stored dims (see _impossible_dims) are unknown,
+    for a call into onnx's C++ code that infers shapes on the model itself (the version
+    converter); they are put back afterwards, so the caller's model is left as it was."""
+    hidden = [(dim, dim.dim_value) for dim in _impossible_dims(model.graph)]
+    for dim, _ in hidden:
+        dim.Clear()
+    try:
+        yield
+    finally:
+        for dim, value in hidden:
+            dim.dim_value = value
 
 
 def _drop_symbolic_value_info(graph: "onnx.GraphProto") -> None:

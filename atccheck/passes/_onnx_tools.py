@@ -9,6 +9,10 @@ it first, so the model itself can make them fail, whatever the pass does:
   adds shapes to the value infos of every subgraph);
 - a sparse initializer makes onnxsim's C++ core crash the whole process (seen with onnxsim
   0.4 on a Conv weight stored as a sparse initializer), so it must never get one;
+- a stored dim that is negative, or sizes whose product overflows int64, make the shape
+  inference inside onnx's version converter abort the whole process (onnx 1.23 on a Slice over
+  an input with a dim of -7), so the converter sees them as unknown
+  (:func:`atccheck.model.shapes.impossible_dims_hidden`);
 - a model onnx's checker rejects (an attribute its schema does not have, a node reading a
   value nothing defines inside a model-local function, a function calling itself, an output
   without a shape) is refused with the checker's message.

@@ -145,6 +145,7 @@ def convert_model(
     from onnx import version_converter
 
     from atccheck.model.graph import iter_nodes
+    from atccheck.model.shapes import impossible_dims_hidden
 
     for node in iter_nodes(model.graph):
         bad = attribute_type_mismatches(node.node, current)
@@ -154,7 +155,8 @@ def convert_model(
                                "the converter cannot take it")
     _refuse_inexpressible(model, target)
     try:
-        converted = version_converter.convert_version(model, target)
+        with impossible_dims_hidden(model):  # a dim of -7 aborts the converter's C++ shape inference
+            converted = version_converter.convert_version(model, target)
     except Exception:  # a missing adapter for some op: convert what can be converted, keep what may be kept
         converted, kept = _convert_by_node(model, current, target, shapes)
     else:

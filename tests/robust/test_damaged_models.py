@@ -128,6 +128,46 @@ def test_impossible_dims_do_not_abort_the_process(tmp_path, dims, shape):
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
 
 
+def negative_dim_slice_model() -> onnx.ModelProto:
+    import numpy as np
+
+    from builders import init
+
+    node = helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"], name="slice")
+    consts = [init("starts", np.array([0], np.int64)), init("ends", np.array([2], np.int64)),
+              init("axes", np.array([2], np.int64))]
+    return make_model([node], [tensor_input("x", ["batch", 3, -7])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], consts, opset=21)
+
+
+def test_fix_converting_the_opset_of_a_model_with_a_negative_dim_does_not_abort(tmp_path):
+    """onnx's version converter infers shapes on the model itself, and its Slice inference aborted
+    the process on the stored dim of -7 (opset 21 is beyond Ascend310B1's registrations, so
+    convert-opset runs)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "m.onnx"
+    onnx.save(negative_dim_slice_model(), str(path))
+    stored = path.read_bytes()
+    args = ["fix", str(path), "--soc", "Ascend310B1", "-o", str(tmp_path / "out.onnx")]
+    done = subprocess.run([sys.executable, "-c", "from atccheck.cli.main import main; main()", *args],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1, 2), done.stderr[-500:]
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert "convert-opset" in done.stdout and path.read_bytes() == stored
+
+
+def test_the_converter_sees_impossible_dims_as_unknown_and_the_model_keeps_them():
+    from atccheck.model.shapes import impossible_dims_hidden
+
+    model = negative_dim_slice_model()
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    with impossible_dims_hidden(model):
+        assert [d.WhichOneof("value") for d in dims] == ["dim_param", "dim_value", None]
+    assert [d.dim_value for d in dims] == [0, 3, -7] and dims[0].dim_param == "batch"
+
+
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
 def test_a_path_with_a_newline_is_one_error_line(tmp_path, command):
     code, lines = run(command, tmp_path / "two\nlines.onnx")
