@@ -173,19 +173,13 @@ def stripped_copy(model: "onnx.ModelProto", shapes: Mapping[str, tuple[int, ...]
     if shapes:
         _drop_symbolic_value_info(graph)
         _forget_output_dims(graph)
-    _unknown_negative_dims(graph)
+    for dim in _impossible_dims(graph):  # the rules still see the model as stored
+        dim.Clear()
     return copy
 
 
 # Element counts past this overflow the int64 arithmetic of onnx's C++ inference.
 _INFERABLE_ELEMENTS = 2**62
-
-
-def _unknown_negative_dims(graph: "onnx.GraphProto") -> None:
-    """Make impossible stored dims unknown (subgraphs too) in the copy inference runs on; the
-    rules still see the model as stored."""
-    for dim in _impossible_dims(graph):
-        dim.Clear()
 
 
 def _impossible_dims(graph: "onnx.GraphProto") -> list[Any]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import onnx
 import pytest
 from click.testing import CliRunner
@@ -115,17 +118,19 @@ def layer_norm_model(dims) -> onnx.ModelProto:
     (["batch", 3, 8, 8], "x:4611686018427387904,4611686018427387904,4611686018427387904,8"),  # int64 overflow
 ])
 def test_impossible_dims_do_not_abort_the_process(tmp_path, dims, shape):
-    import subprocess
-    import sys
-
     path = tmp_path / "m.onnx"
     onnx.save(layer_norm_model(dims), str(path))
-    args = ["check", str(path), "--soc", "Ascend310"] + (["--input-shape", shape] if shape else [])
-    # in a process of its own: a regression here kills the process, and must not take pytest with it
+    run_alone(["check", str(path), "--soc", "Ascend310"] + (["--input-shape", shape] if shape else []), 120)
+
+
+def run_alone(args: list[str], timeout: float) -> "subprocess.CompletedProcess[str]":
+    """The command in a process of its own, which must end with an exit code of the contract:
+    a regression here kills the process, and must not take pytest with it."""
     done = subprocess.run([sys.executable, "-c", "from atccheck.cli.main import main; main()", *args],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=timeout)
     assert done.returncode in (0, 1, 2), done.stderr[-500:]
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    return done
 
 
 def negative_dim_slice_model() -> onnx.ModelProto:
@@ -144,17 +149,10 @@ def test_fix_converting_the_opset_of_a_model_with_a_negative_dim_does_not_abort(
     """onnx's version converter infers shapes on the model itself, and its Slice inference aborted
     the process on the stored dim of -7 (opset 21 is beyond Ascend310B1's registrations, so
     convert-opset runs)."""
-    import subprocess
-    import sys
-
     path = tmp_path / "m.onnx"
     onnx.save(negative_dim_slice_model(), str(path))
     stored = path.read_bytes()
-    args = ["fix", str(path), "--soc", "Ascend310B1", "-o", str(tmp_path / "out.onnx")]
-    done = subprocess.run([sys.executable, "-c", "from atccheck.cli.main import main; main()", *args],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode in (0, 1, 2), done.stderr[-500:]
-    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    done = run_alone(["fix", str(path), "--soc", "Ascend310B1", "-o", str(tmp_path / "out.onnx")], 300)
     assert "convert-opset" in done.stdout and path.read_bytes() == stored
 
 
